@@ -1,0 +1,87 @@
+"""Argument checks shared by every public function.
+
+Public functions validate once, with a ``ValueError`` that names the argument and the
+value; private kernels trust their input.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+
+import numpy as np
+
+
+def check_k(k, name: str = "k") -> int | None:
+    """Return ``k`` as an int, or None; reject bools, floats, zero and negatives."""
+    if k is None:
+        return None
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k <= 0:
+        raise ValueError(f"{name} must be a positive integer or None, got {k!r}")
+    return int(k)
+
+
+def check_probability(
+    p, name: str = "p", *, low_open: bool = True, high_open: bool = False
+) -> float:
+    """Return ``p`` as a float in (0, 1] (by default); the interval ends are selectable."""
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {p!r}")
+    p = float(p)
+    low_ok = p > 0.0 if low_open else p >= 0.0
+    high_ok = p < 1.0 if high_open else p <= 1.0
+    if not (np.isfinite(p) and low_ok and high_ok):
+        interval = ("(" if low_open else "[") + "0, 1" + (")" if high_open else "]")
+        raise ValueError(f"{name} must be in {interval}, got {p!r}")
+    return p
+
+
+def check_option(value, options: Iterable[str], name: str) -> str:
+    """Return ``value`` if it is one of ``options``; else name the argument and the choices."""
+    options = tuple(options)
+    if not isinstance(value, str) or value not in options:
+        choices = ", ".join(repr(o) for o in options)
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def check_rel(rel, name: str = "rel") -> float:
+    """The relevance threshold: a finite number > 0 (label >= rel counts as relevant)."""
+    if isinstance(rel, (bool, np.bool_)) or not isinstance(rel, numbers.Real):
+        raise ValueError(f"{name} must be a positive number, got {rel!r}")
+    if not (np.isfinite(rel) and rel > 0):
+        raise ValueError(f"{name} must be a positive number, got {rel!r}")
+    return float(rel)
+
+
+def check_finite(values: np.ndarray, name: str) -> np.ndarray:
+    """Reject NaN and infinities, naming the argument and the first bad value."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        raise ValueError(f"{name} must be finite, got {values[bad].flat[0]!r}")
+    return values
+
+
+def check_nonnegative(values: np.ndarray, name: str) -> np.ndarray:
+    """Reject negative labels where a formula cannot take them."""
+    if values.size and values.min() < 0:
+        raise ValueError(f"{name} must be non-negative, got {values.min()!r}")
+    return values
+
+
+def check_n_relevant(n_relevant, n_queries: int, name: str = "n_relevant") -> np.ndarray | None:
+    """``None``, or a non-negative int (or one per query) as an int64 array of shape (n_queries,)."""
+    if n_relevant is None:
+        return None
+    arr = np.asarray(n_relevant)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise ValueError(f"{name} must be a non-negative integer, got {n_relevant!r}")
+    if arr.ndim == 0:
+        arr = np.full(n_queries, arr)
+    if arr.shape != (n_queries,):
+        raise ValueError(
+            f"{name} must be a scalar or have one value per query ({n_queries}), got shape {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must be a non-negative integer, got {n_relevant!r}")
+    return arr.astype(np.int64)

@@ -1,0 +1,187 @@
+"""The data model: many ranked lists as dense, zero-padded arrays.
+
+A :class:`Rankings` holds one row per query: the judged label at each rank, whether
+that rank was judged, how many documents were retrieved, and every judged label of the
+query sorted descending (the *ideal* ranking, which gives R and ideal DCG). Every metric
+in rankkit is a function of a ``Rankings`` computed with array operations over all
+queries at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_finite, check_nonnegative
+
+FloatArray = np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Rankings:
+    """Ranked lists of many queries, as zero-padded arrays.
+
+    Attributes
+    ----------
+    labels : ndarray of float64, shape (n_queries, depth)
+        The judged label of the document at each rank; 0 for unjudged documents,
+        for documents judged below 0 ("pooled but not judged") and for padding.
+    judged : ndarray of bool, shape (n_queries, depth)
+        Whether the document at that rank was judged (label >= 0 in the qrels).
+    lengths : ndarray of int64, shape (n_queries,)
+        How many documents each query retrieved (the unpadded row length).
+    ideal : ndarray of float64, shape (n_queries, max_judged)
+        Every judged label of the query, retrieved or not, sorted descending and
+        zero-padded: R = ``(ideal >= rel).sum(1)``, and ideal DCG comes from it.
+    n_judged : ndarray of int64, shape (n_queries,)
+        How many documents of each query are judged (the unpadded length of ``ideal``).
+    query_ids : pandas.Index
+        One id per row.
+    ties : ndarray of int64, shape (n_queries, depth), or None
+        Tie-group id of each rank, set only by ``ties="average"``: documents sharing an id
+        are tied and sit at consecutive ranks; metrics that allow it report their
+        expected value over all orders of each group (see :meth:`expected`).
+    scalar : bool
+        True when built from a single 1-D list: metrics then return a Python float.
+
+    Examples
+    --------
+    >>> r = as_rankings([[3, 2, 0], [0, 1]])
+    >>> r.labels
+    array([[3., 2., 0.],
+           [0., 1., 0.]])
+    >>> r.lengths, r.n_relevant()
+    (array([3, 2]), array([2, 1]))
+    """
+
+    labels: np.ndarray
+    judged: np.ndarray
+    lengths: np.ndarray
+    ideal: np.ndarray
+    n_judged: np.ndarray
+    query_ids: pd.Index
+    ties: np.ndarray | None = None
+    scalar: bool = False
+
+    def __post_init__(self) -> None:
+        n, depth = self.labels.shape
+        if self.judged.shape != (n, depth):
+            raise ValueError(f"judged must have shape {(n, depth)}, got {self.judged.shape}")
+        if self.lengths.shape != (n,) or self.n_judged.shape != (n,):
+            raise ValueError("lengths and n_judged must have one value per query")
+        if self.ideal.ndim != 2 or self.ideal.shape[0] != n:
+            raise ValueError(f"ideal must have {n} rows, got shape {self.ideal.shape}")
+        if len(self.query_ids) != n:
+            raise ValueError(f"query_ids must have {n} entries, got {len(self.query_ids)}")
+        if self.ties is not None and self.ties.shape != (n, depth):
+            raise ValueError(f"ties must have shape {(n, depth)}, got {self.ties.shape}")
+
+    @property
+    def n_queries(self) -> int:
+        return self.labels.shape[0]
+
+    @property
+    def depth(self) -> int:
+        return self.labels.shape[1]
+
+    def __len__(self) -> int:
+        return self.n_queries
+
+    def __repr__(self) -> str:
+        return f"Rankings(n_queries={self.n_queries}, depth={self.depth}, ties={'average' if self.ties is not None else None})"
+
+    def relevant(self, rel: float = 1) -> np.ndarray:
+        """Boolean matrix: the document at each rank has label >= ``rel``."""
+        return self.labels >= rel
+
+    def n_relevant(self, rel: float = 1) -> np.ndarray:
+        """R per query: how many judged documents have label >= ``rel``."""
+        return (self.ideal >= rel).sum(axis=1)
+
+    def expected(self, values: np.ndarray) -> np.ndarray:
+        """Replace each per-rank value by its mean over the rank's tie group.
+
+        For a metric that is a sum of per-rank values times per-rank weights (P, R, CG, DCG,
+        success via the count of relevant documents), this gives its exact expected value over
+        all orders of every tied group. Without tie groups, ``values`` is returned unchanged.
+        """
+        if self.ties is None:
+            return values
+        ids = self.ties.ravel()
+        sums = np.bincount(ids, weights=values.ravel())
+        counts = np.bincount(ids)
+        means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
+        return means[ids].reshape(values.shape)
+
+    def result(self, values: np.ndarray) -> Union[float, np.ndarray]:
+        """A Python float for a single 1-D list, else the per-query array."""
+        values = np.asarray(values, dtype=np.float64)
+        return float(values[0]) if self.scalar else values
+
+
+RankingsLike = Union[Rankings, np.ndarray, "list[Any]"]
+
+
+def as_rankings(x: Any) -> Rankings:
+    """Turn labels in rank order into a :class:`Rankings` (a ``Rankings`` passes through).
+
+    Parameters
+    ----------
+    x : Rankings, 1-D array-like, 2-D array, or list of lists
+        A 1-D list is one ranking (metrics then return a float); a 2-D array holds one
+        ranking per row, padded with 0; a list of lists may be ragged. A bare array is
+        taken to hold every judged document of its query: its labels, sorted, are the
+        ideal ranking, and R counts them. Labels must be finite and non-negative.
+
+    Returns
+    -------
+    Rankings
+
+    Examples
+    --------
+    >>> r = as_rankings([1, 0, 2])
+    >>> r.ideal, r.scalar
+    (array([[2., 1., 0.]]), True)
+    >>> as_rankings([[1], [0, 0, 1]]).lengths
+    array([1, 3])
+    """
+    if isinstance(x, Rankings):
+        return x
+    scalar = False
+    if isinstance(x, (list, tuple)) and any(
+        isinstance(row, (list, tuple, np.ndarray, pd.Series)) for row in x
+    ):
+        rows = [np.asarray(row, dtype=np.float64).ravel() for row in x]
+        lengths = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
+        depth = int(lengths.max()) if len(rows) else 0
+        labels = np.zeros((len(rows), depth))
+        mask = np.arange(depth) < lengths[:, None]
+        labels[mask] = np.fromiter(chain.from_iterable(rows), dtype=np.float64, count=int(lengths.sum()))
+    else:
+        try:
+            labels = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"labels must be numbers in rank order, got {type(x).__name__}: {exc}") from None
+        if labels.ndim == 1:
+            labels, scalar = labels[None, :], True
+        elif labels.ndim != 2:
+            raise ValueError(f"labels must be 1-D or 2-D, got {labels.ndim}-D")
+        lengths = np.full(labels.shape[0], labels.shape[1], dtype=np.int64)
+        mask = np.ones(labels.shape, dtype=bool)
+    check_finite(labels, "labels")
+    check_nonnegative(labels, "labels")
+    labels = np.ascontiguousarray(labels)
+    ideal = -np.sort(-labels, axis=1)
+    return Rankings(
+        labels=labels,
+        judged=mask,
+        lengths=lengths,
+        ideal=ideal,
+        n_judged=lengths.copy(),
+        query_ids=pd.RangeIndex(labels.shape[0], name="query_id"),
+        scalar=scalar,
+    )
