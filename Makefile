@@ -15,7 +15,7 @@ $(VENV)/.notebooks: $(PY) pyproject.toml
 	touch $@
 
 $(VENV)/.test: $(PY) pyproject.toml
-	$(PY) -m pip install --quiet -e ".[test,notebooks]"
+	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
 $(VENV)/.bench: $(VENV)/.test
