@@ -1,30 +1,467 @@
-"""STUB: to be written (see the issue). Every name below is part of the public contract."""
+"""Graded-relevance metrics: cumulative gain, DCG, nDCG, rank-biased precision, ERR.
+
+Every function takes labels in rank order (anything :func:`~rankkit.as_rankings`
+accepts) and works on all queries at once. Conventions are parameters:
+
+- ``gain``: ``"linear"`` ``g(r) = r`` (Järvelin & Kekäläinen 2002, trec_eval's ``ndcg``,
+  scikit-learn's ``ndcg_score``), ``"exp"`` ``g(r) = 2**r - 1`` (Burges et al. 2005), or a
+  mapping label -> gain (trec_eval's ``-m ndcg.1=3,2=9`` gain parameters).
+- Ideal DCG comes from every judged label of the query, retrieved or not (trec_eval).
+- A query whose ideal DCG is 0 (no document with a positive gain) scores nDCG 0.0.
+- Ties ``"average"``: when a :class:`~rankkit.Rankings` carries tie groups, CG, DCG, nDCG
+  and RBP report their exact expected value over all orders of each tied group; ERR,
+  which is not linear in the per-rank labels, refuses them.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Mapping
+from typing import Literal, Union
+
+import numpy as np
+
+from ._validation import check_k, check_option, check_probability, check_rel
+from .rankings import FloatArray, Rankings, RankingsLike, as_rankings
+
+GAINS = ("linear", "exp")
+GainLike = Union[Literal["linear", "exp"], Mapping[float, float]]
+GainFunction = Callable[[np.ndarray], np.ndarray]
+
+__all__ = ["cumulative_gain", "dcg", "idcg", "ndcg", "rbp", "rbp_residual", "err"]
 
 
-def cumulative_gain(*args, **kwargs):
-    raise NotImplementedError("cumulative_gain")
+# --------------------------------------------------------------------------- helpers
 
 
-def dcg(*args, **kwargs):
-    raise NotImplementedError("dcg")
+def _is_real(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
 
-def idcg(*args, **kwargs):
-    raise NotImplementedError("idcg")
+def _linear(labels: np.ndarray) -> np.ndarray:
+    return labels
 
 
-def ndcg(*args, **kwargs):
-    raise NotImplementedError("ndcg")
+def _exp(labels: np.ndarray) -> np.ndarray:
+    return np.exp2(labels) - 1.0
 
 
-def rbp(*args, **kwargs):
-    raise NotImplementedError("rbp")
+_linear.monotone = True  # type: ignore[attr-defined]
+_exp.monotone = True  # type: ignore[attr-defined]
 
 
-def rbp_residual(*args, **kwargs):
-    raise NotImplementedError("rbp_residual")
+def _gain_function(gain: GainLike, name: str = "gain") -> GainFunction:
+    """Validate ``gain`` once and return a vectorized ``g(labels) -> gains``.
+
+    ``"linear"`` and ``"exp"`` give non-decreasing functions (attribute ``monotone`` is
+    True, so the ideal order of labels is also the ideal order of gains). A mapping
+    label -> gain gives trec_eval's gain parameters: a label in the mapping gets the
+    mapped gain, any other label keeps its own value as gain (trec_eval's ``setup_gains``:
+    "level 3 remains at the default"). Shared with :mod:`rankkit.evaluate`.
+    """
+    if isinstance(gain, str):
+        check_option(gain, GAINS, name)
+        return _linear if gain == "linear" else _exp
+    if not isinstance(gain, Mapping):
+        raise ValueError(f"{name} must be 'linear', 'exp' or a mapping label -> gain, got {gain!r}")
+    for label, value in gain.items():
+        if not (_is_real(label) and np.isfinite(label) and label >= 0):
+            raise ValueError(f"{name} mapping keys must be non-negative finite labels, got {label!r}")
+        if not (_is_real(value) and np.isfinite(value)):
+            raise ValueError(f"{name} mapping values must be finite numbers, got {value!r} for label {label!r}")
+    keys = np.fromiter((float(key) for key in gain), dtype=np.float64, count=len(gain))
+    values = np.fromiter((float(v) for v in gain.values()), dtype=np.float64, count=len(gain))
+    order = np.argsort(keys)
+    keys, values = keys[order], values[order]
+
+    def mapped(labels: np.ndarray) -> np.ndarray:
+        if not keys.size:
+            return labels
+        idx = np.minimum(np.searchsorted(keys, labels), keys.size - 1)
+        return np.where(keys[idx] == labels, values[idx], labels)
+
+    mapped.monotone = False  # type: ignore[attr-defined]
+    return mapped
 
 
-def err(*args, **kwargs):
-    raise NotImplementedError("err")
+def _ranked_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
+    """Gain at each rank (0 for unjudged documents and padding), tie-averaged, cut at k."""
+    gains = np.where(r.judged, g(r.labels), 0.0)
+    return r.expected(gains)[:, :k]
 
+
+def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
+    """Gains of all judged documents in the ideal order, cut at k.
+
+    Only positive gains enter the ideal ranking (trec_eval's ``m_ndcg.c``, which matters
+    only for mappings with negative gains).
+    """
+    judged = np.arange(r.ideal.shape[1]) < r.n_judged[:, None]
+    gains = np.where(judged, g(r.ideal), 0.0)
+    if not getattr(g, "monotone", False):
+        gains = -np.sort(-np.maximum(gains, 0.0), axis=1)
+    return gains[:, :k]
+
+
+def _dcg(gains: np.ndarray) -> np.ndarray:
+    """sum_i gains[:, i] / log2(i + 2) for 0-based i (rank i + 1)."""
+    discount = 1.0 / np.log2(np.arange(2, gains.shape[1] + 2, dtype=np.float64))
+    return gains @ discount
+
+
+def _check_max_grade(max_grade, labels: np.ndarray) -> float:
+    """A finite number > 0 that no label exceeds."""
+    if not (_is_real(max_grade) and np.isfinite(max_grade) and max_grade > 0):
+        raise ValueError(f"max_grade must be a positive number or None, got {max_grade!r}")
+    if labels.size and labels.max() > max_grade:
+        raise ValueError(f"labels must be <= max_grade={max_grade!r}, got {labels.max()!r}")
+    return float(max_grade)
+
+
+# --------------------------------------------------------------------------- gain family
+
+
+def cumulative_gain(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear") -> float | FloatArray:
+    """Cumulative gain at cutoff ``k``, per query: the sum of the gains of the top k.
+
+    CG@k = sum_{i<=k} g(rel_i) (Järvelin & Kekäläinen 2002). CG ignores the order inside
+    the top k: source 003 shows that swapping the top 4 documents leaves CG@4 unchanged.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole ranking.
+    gain : {"linear", "exp"} or mapping, default="linear"
+        ``"linear"``: ``g(r) = r`` (Järvelin & Kekäläinen, trec_eval, sources 001, 003
+        and 004); ``"exp"``: ``g(r) = 2**r - 1`` (Burges et al. 2005); a mapping
+        label -> gain sets the gain of the listed labels, other labels keep ``g(r) = r``
+        (trec_eval's ``-m ndcg.1=3,2=9``). Unjudged documents have gain 0.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        0.0 for an empty ranking. With tie groups (``ties="average"``), the expected CG
+        over all orders of each group.
+
+    Examples
+    --------
+    Source 003 (labels in [0, 1]): CG@4 = 1 + 0.7 + 0.3 + 1 = 3.
+
+    >>> round(cumulative_gain([1, 0.7, 0.3, 1, 0.7, 0.7, 0.3, 0, 0.7, 0], k=4), 4)
+    3.0
+    >>> cumulative_gain([[5, 1, 3, 2, 4], [5, 3, 4, 2, 1]])
+    array([15., 15.])
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    g = _gain_function(gain)
+    return r.result(_ranked_gains(r, g, k).sum(axis=1))
+
+
+def dcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear") -> float | FloatArray:
+    """Discounted cumulative gain at cutoff ``k``, per query.
+
+    DCG@k = sum_{i<=k} g(rel_i) / log2(i + 1), ranks i from 1 (Järvelin & Kekäläinen
+    2002 with a log2 discount from rank 1, as in trec_eval, scikit-learn and sources
+    001, 003, 004; the Järvelin-Kekäläinen variant that leaves ranks below the log base
+    undiscounted is not offered).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole ranking.
+    gain : {"linear", "exp"} or mapping, default="linear"
+        ``"linear"``: ``g(r) = r`` (trec_eval, source 003); ``"exp"``: ``2**r - 1``
+        (Burges et al. 2005, source 004); a mapping label -> gain, other labels keep
+        ``g(r) = r`` (trec_eval's gain parameters). Unjudged documents have gain 0.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        0.0 for an empty ranking; with tie groups, the expected DCG over their orders.
+
+    Examples
+    --------
+    Source 003: DCG@4 = 1/log2(2) + 0.7/log2(3) + 0.3/log2(4) + 1/log2(5) = 2.02.
+
+    >>> round(dcg([1, 0.7, 0.3, 1, 0.7, 0.7, 0.3, 0, 0.7, 0], k=4), 2)
+    2.02
+
+    Source 004, algorithm A with exponential gain:
+
+    >>> dcg([5, 1, 3, 2, 4], gain="exp")
+    42.225751536309765
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    g = _gain_function(gain)
+    return r.result(_dcg(_ranked_gains(r, g, k)))
+
+
+def idcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear") -> float | FloatArray:
+    """Ideal DCG at cutoff ``k``: the DCG@k of all judged labels in the best order.
+
+    IDCG@k = sum_{i<=k} g(rel*_i) / log2(i + 1) where rel* lists every judged label of
+    the query, retrieved or not, by decreasing gain (trec_eval's convention; for a bare
+    list the labels given are all the judged ones, so the ideal is the list sorted).
+    Only positive gains enter the ideal ranking (trec_eval, relevant only for a gain
+    mapping with negative gains).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order; a ``Rankings`` supplies the judged labels in ``ideal``.
+    k : int or None, default=None
+        Cutoff; ``None`` uses every judged document (trec_eval's ``ndcg``).
+    gain : {"linear", "exp"} or mapping, default="linear"
+        As in :func:`dcg`.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        0.0 for a query without a positive gain.
+
+    Examples
+    --------
+    Source 003: the best ordering of the ten labels has DCG@4 = 2.28.
+
+    >>> round(idcg([1, 0.7, 0.3, 1, 0.7, 0.7, 0.3, 0, 0.7, 0], k=4), 2)
+    2.28
+
+    Source 004, the ideal lipstick order [5, 4, 3, 2, 1] with exponential gain:
+
+    >>> idcg([5, 1, 3, 2, 4], gain="exp")
+    45.64282878502658
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    g = _gain_function(gain)
+    return r.result(_dcg(_ideal_gains(r, g, k)))
+
+
+def ndcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear") -> float | FloatArray:
+    """Normalized discounted cumulative gain at cutoff ``k``, per query.
+
+    nDCG@k = DCG@k / IDCG@k (:func:`dcg`, :func:`idcg`), with the ideal built from all
+    judged documents. With ``gain="linear"`` this is trec_eval's ``ndcg`` (``k=None``:
+    the whole ranking against all judged documents) and ``ndcg_cut_k``; for a bare
+    list it is scikit-learn's ``ndcg_score`` (whose ideal also comes from the row's
+    own labels).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    k : int or None, default=None
+        Cutoff for both DCG and IDCG; ``None`` uses the whole ranking and every
+        judged document.
+    gain : {"linear", "exp"} or mapping, default="linear"
+        ``"linear"`` (trec_eval, scikit-learn, source 001), ``"exp"`` ``2**r - 1``
+        (Burges et al. 2005, source 004), or a mapping label -> gain: other labels keep
+        ``g(r) = r``, as trec_eval's ``-m ndcg.1=3,2=9`` does. Negative mapped gains are
+        allowed (the document lowers DCG and stays out of the ideal, as in trec_eval),
+        so nDCG can then be negative. trec_eval compares gains truncated to integers when
+        it sorts the ideal levels; rankkit sorts exact gains, so mapped gains less than 1
+        apart may give a different ideal than trec_eval.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1] for non-negative gains; 0.0 for a query whose ideal DCG is 0 (no
+        judged document with a positive gain). With tie groups, the expected nDCG over
+        all orders of each group (exact: IDCG does not depend on the order).
+
+    Examples
+    --------
+    Source 004: algorithms A and B against the ideal [5, 4, 3, 2, 1], exponential gain.
+
+    >>> ndcg([[5, 1, 3, 2, 4], [5, 3, 4, 2, 1]], k=5, gain="exp").round(4)
+    array([0.9251, 0.9771])
+
+    Source 001's exercise, labels of d2, d3, d1, d4 in the model's order:
+
+    >>> round(ndcg([1, 1, 2, 0], k=4), 4)
+    0.8403
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    g = _gain_function(gain)
+    actual = _dcg(_ranked_gains(r, g, k))
+    best = _dcg(_ideal_gains(r, g, k))
+    return r.result(np.divide(actual, best, out=np.zeros_like(actual), where=best > 0))
+
+
+# --------------------------------------------------------------------------- user models
+
+
+def rbp(
+    rankings: RankingsLike,
+    *,
+    p: float = 0.8,
+    k: int | None = None,
+    rel: float = 1,
+    max_grade: float | None = None,
+) -> float | FloatArray:
+    """Rank-biased precision (Moffat & Zobel 2008), per query.
+
+    RBP = (1 - p) * sum_{i>=1} r_i * p**(i - 1): a user reads rank 1, then moves on to
+    each next document with probability ``p`` (persistence); RBP is the expected utility
+    per document read, since the expected number read is sum_i p**(i-1) = 1 / (1 - p)
+    (source 000). Unjudged documents count as not relevant; :func:`rbp_residual` says
+    how much they and the unretrieved tail could add.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    p : float in (0, 1), default=0.8
+        Persistence. ``p = 1`` is refused (every RBP would be 0).
+    k : int or None, default=None
+        Evaluation depth; ``None`` uses the whole ranking.
+    rel : float, default=1
+        Binary RBP (Moffat & Zobel): ``r_i = 1`` if ``label >= rel`` else 0.
+    max_grade : float or None, default=None
+        Graded RBP: ``r_i = label / max_grade`` in [0, 1] (source 000: relevance may be
+        a real number in [0, 1]; ``max_grade=1`` takes such labels as they are). Labels
+        above ``max_grade`` are refused; ``rel`` must then stay at its default.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1 - p**depth]; 0.0 for a query with no relevant document retrieved.
+        With tie groups, the expected RBP over all orders of each group.
+
+    Examples
+    --------
+    >>> rbp([1, 0, 1], p=0.5)   # 0.5 * (1 + 0.5**2)
+    0.625
+    >>> round(rbp([2, 1, 0], p=0.5, max_grade=2), 4)   # 0.5 * (1 + 0.5 * 0.5)
+    0.625
+    """
+    r = as_rankings(rankings)
+    p = check_probability(p, "p", high_open=True)
+    k = check_k(k)
+    rel = check_rel(rel)
+    if max_grade is None:
+        values = r.relevant(rel).astype(np.float64)
+    else:
+        if rel != 1:
+            raise ValueError(f"rel applies to binary RBP only; got rel={rel!r} with max_grade={max_grade!r}")
+        values = r.labels / _check_max_grade(max_grade, r.labels)
+    values = r.expected(values)[:, :k]
+    weights = (1.0 - p) * p ** np.arange(values.shape[1], dtype=np.float64)
+    return r.result(values @ weights)
+
+
+def rbp_residual(rankings: RankingsLike, *, p: float = 0.8, k: int | None = None) -> float | FloatArray:
+    """RBP residual (Moffat & Zobel 2008): the RBP that unknown documents could still add.
+
+    residual = (1 - p) * sum_{i <= d, i unjudged} p**(i - 1) + p**d, with d = min(k,
+    number retrieved): the weight of every unjudged document within the evaluated depth,
+    plus the weight of every rank beyond it, as if all of them were relevant. RBP lies
+    in [rbp, rbp + residual] whatever the missing judgments are.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order; ``Rankings.judged`` tells which ranks were judged (a bare
+        list counts as fully judged, so its residual is ``p**len``).
+    p : float in (0, 1), default=0.8
+        Persistence, as in :func:`rbp`.
+    k : int or None, default=None
+        Evaluation depth; ``None`` uses the whole ranking.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In (0, 1]; 1.0 for an empty ranking. With tie groups, the expected residual.
+
+    Examples
+    --------
+    >>> rbp_residual([1, 0, 1], p=0.5)   # p**3: only the ranks after the list are unknown
+    0.125
+    >>> rbp_residual([1, 0, 1, 1], p=0.5, k=2)
+    0.25
+    """
+    r = as_rankings(rankings)
+    p = check_probability(p, "p", high_open=True)
+    k = check_k(k)
+    retrieved = np.arange(r.depth) < r.lengths[:, None]
+    unjudged = r.expected((retrieved & ~r.judged).astype(np.float64))[:, :k]
+    weights = (1.0 - p) * p ** np.arange(unjudged.shape[1], dtype=np.float64)
+    evaluated = r.lengths if k is None else np.minimum(r.lengths, k)
+    return r.result(unjudged @ weights + p ** evaluated.astype(np.float64))
+
+
+def err(
+    rankings: RankingsLike,
+    *,
+    k: int | None = None,
+    p: float = 1.0,
+    max_grade: float | None = None,
+) -> float | FloatArray:
+    """Expected reciprocal rank (Chapelle et al. 2009) with persistence ``p``, per query.
+
+    ERR = sum_{i<=k} (1 / i) * R_i * prod_{j<i} (1 - R_j) * p**(i - 1), with
+    R_i = (2**g_i - 1) / 2**max_grade: the user stops at rank i, satisfied, with
+    probability R_i, and otherwise moves on with probability ``p`` (source 000, after
+    Ilya Markov's lecture; ``p = 1`` is Chapelle et al.'s cascade model).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels (grades) in rank order.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole ranking.
+    p : float in (0, 1], default=1.0
+        Probability of going on after a document that did not satisfy the user.
+    max_grade : float or None, default=None
+        The grade that gives the largest R. ``None`` uses the largest judged label in
+        the input, over all queries, retrieved or not (so a batch and its rows taken one
+        by one may differ; :func:`rankkit.evaluate` passes the data set's maximum).
+        Labels above ``max_grade`` are refused. For labels in [0, 1], ``max_grade=1``
+        gives R = (2**g - 1) / 2.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1); 0.0 for a query with no document of positive grade retrieved.
+
+    Raises
+    ------
+    ValueError
+        If the rankings carry tie groups (``ties="average"``): ERR is not linear in the
+        per-rank labels, so averaging labels would not give its expectation.
+
+    Examples
+    --------
+    One document of the top grade 4 at rank 1: ERR = (2**4 - 1) / 2**4.
+
+    >>> err([4, 0, 0], max_grade=4)
+    0.9375
+    >>> err([[1, 0], [0, 1]], max_grade=1)   # R = 1/2 at rank 1, or at rank 2 (1/2 * 1/2)
+    array([0.5 , 0.25])
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    p = check_probability(p, "p")
+    if r.ties is not None:
+        raise ValueError(
+            "err does not support ties='average' (ERR is not linear in the labels); "
+            "rank with ties='docno', 'optimistic' or 'pessimistic'"
+        )
+    if max_grade is None:
+        top = max(r.ideal.max(initial=0.0), r.labels.max(initial=0.0))
+    else:
+        top = _check_max_grade(max_grade, r.labels)
+    labels = r.labels[:, :k]
+    stop = (np.exp2(labels) - 1.0) / np.exp2(top)
+    # probability of reaching rank i unsatisfied: prod_{j<i} (1 - R_j)
+    reach = np.cumprod(np.hstack([np.ones((r.n_queries, 1)), 1.0 - stop[:, :-1]]), axis=1)[:, : labels.shape[1]]
+    ranks = np.arange(1, labels.shape[1] + 1, dtype=np.float64)
+    weights = p ** (ranks - 1.0) / ranks
+    return r.result((stop * reach) @ weights)
