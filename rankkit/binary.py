@@ -1,54 +1,699 @@
-"""STUB: to be written (see the issue). Every name below is part of the public contract."""
+"""Binary-relevance metrics: precision, recall, R-precision, success, AP, RR, bpref, ...
+
+A document is relevant when its label is ``>= rel`` (``rel=1`` by default, like
+trec_eval's ``-l 1``). Every function takes labels in rank order (anything
+:func:`~rankkit.rankings.as_rankings` accepts), works on all queries at once with array
+operations, and returns a float for a single 1-D list or one value per query otherwise.
+A query with no relevant document scores 0.0 in every normalised metric.
+
+The definitions follow trec_eval 9.x (``m_P.c``, ``m_recall.c``, ``m_map.c``,
+``m_map_cut.c``, ``m_Rprec.c``, ``m_success.c``, ``m_recip_rank.c``, ``m_bpref.c``,
+``m_iprec_at_recall.c``, ``m_num_*.c``); where the sources and other libraries use
+another convention, a parameter selects it and its docstring says which is which.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import numpy as np
+import pandas as pd
+from scipy.special import gammaln
+
+from ._validation import check_finite, check_k, check_n_relevant, check_option, check_rel
+from .rankings import Rankings, RankingsLike, as_rankings
+
+__all__ = [
+    "precision", "recall", "r_precision", "success", "average_precision",
+    "reciprocal_rank", "bpref", "judged", "num_retrieved", "num_relevant",
+    "num_relevant_retrieved", "interpolated_precision", "pr_curve",
+]
+
+FloatResult = Union[float, np.ndarray]
+
+#: AP denominators accepted by :func:`average_precision`.
+NORMALIZATIONS = ("relevant", "retrieved", "min_k")
+
+#: trec_eval's default ``iprec_at_recall`` levels, written as literals (not
+#: ``linspace``) so that ``level * R`` rounds exactly as trec_eval's C doubles do.
+STANDARD_RECALL_LEVELS = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
 
 
-def precision(*args, **kwargs):
-    raise NotImplementedError("precision")
+# --------------------------------------------------------------------------- helpers
 
 
-def recall(*args, **kwargs):
-    raise NotImplementedError("recall")
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, and 0.0 where den == 0 (no relevant document, nothing retrieved)."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
-def r_precision(*args, **kwargs):
-    raise NotImplementedError("r_precision")
+def _no_ties(r: Rankings, name: str) -> None:
+    if r.ties is not None:
+        raise ValueError(
+            f"ties='average' is not supported by {name}; its value is not linear in the "
+            "per-rank labels, so rank with ties='docno', 'optimistic' or 'pessimistic'"
+        )
 
 
-def success(*args, **kwargs):
-    raise NotImplementedError("success")
+def _n_relevant(r: Rankings, rel: float, n_relevant) -> np.ndarray:
+    """R per query: the judged count, or the caller's ``n_relevant`` for bare retrieved lists."""
+    override = check_n_relevant(n_relevant, r.n_queries)
+    if override is None:
+        return r.n_relevant(rel)
+    found = r.relevant(rel).sum(axis=1)
+    if np.any(override < found):
+        i = int(np.argmax(override < found))
+        raise ValueError(
+            f"n_relevant must be at least the number of relevant labels in the ranking; "
+            f"query {r.query_ids[i]!r} has {int(found[i])} but n_relevant={int(override[i])}"
+        )
+    return override
 
 
-def average_precision(*args, **kwargs):
-    raise NotImplementedError("average_precision")
+def _top(values: np.ndarray, k: int | None) -> np.ndarray:
+    return values if k is None else values[:, :k]
 
 
-def reciprocal_rank(*args, **kwargs):
-    raise NotImplementedError("reciprocal_rank")
+def _prefix_counts(rel: np.ndarray) -> np.ndarray:
+    """Cumulative relevant counts with a leading 0 column: ``out[:, j]`` = relevant in top j."""
+    out = np.zeros((rel.shape[0], rel.shape[1] + 1))
+    np.cumsum(rel, axis=1, out=out[:, 1:])
+    return out
 
 
-def bpref(*args, **kwargs):
-    raise NotImplementedError("bpref")
+# --------------------------------------------------------------------------- counts
 
 
-def judged(*args, **kwargs):
-    raise NotImplementedError("judged")
+def num_retrieved(rankings: RankingsLike) -> FloatResult:
+    """Number of documents retrieved per query (trec_eval ``num_ret``).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order; a ragged list of lists keeps each row's length.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+
+    Examples
+    --------
+    >>> num_retrieved([[1, 0, 1], [0]])
+    array([3., 1.])
+    """
+    r = as_rankings(rankings)
+    return r.result(r.lengths)
 
 
-def num_retrieved(*args, **kwargs):
-    raise NotImplementedError("num_retrieved")
+def num_relevant(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
+    """Number of relevant judged documents per query, R (trec_eval ``num_rel``).
+
+    R counts every judged document with label ``>= rel``, retrieved or not; for a bare
+    array, the array is taken to hold every judged document.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+
+    Examples
+    --------
+    >>> num_relevant([2, 0, 1, 0], rel=1)
+    2.0
+    >>> num_relevant([2, 0, 1, 0], rel=2)
+    1.0
+    """
+    r = as_rankings(rankings)
+    return r.result(r.n_relevant(check_rel(rel)))
 
 
-def num_relevant(*args, **kwargs):
-    raise NotImplementedError("num_relevant")
+def num_relevant_retrieved(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
+    """Number of relevant documents retrieved per query (trec_eval ``num_rel_ret``).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        The count over the whole list, so tie groups (``ties="average"``) do not change it.
+
+    Examples
+    --------
+    >>> num_relevant_retrieved([[1, 0, 1], [0, 0]])
+    array([2., 0.])
+    """
+    r = as_rankings(rankings)
+    return r.result(r.relevant(check_rel(rel)).sum(axis=1))
 
 
-def num_relevant_retrieved(*args, **kwargs):
-    raise NotImplementedError("num_relevant_retrieved")
+# --------------------------------------------------------------------------- set-based at k
 
 
-def pr_curve(*args, **kwargs):
-    raise NotImplementedError("pr_curve")
+def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:
+    """Precision at cutoff ``k``: the fraction of the top ``k`` that is relevant.
+
+    P@k = (number of relevant documents in the top k) / k.
+
+    Like trec_eval ``P_k``, the denominator is ``k`` even when fewer than ``k``
+    documents were retrieved (the missing ranks count as non-relevant). With
+    ``k=None`` the denominator is the number retrieved (0.0 when nothing was retrieved).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole list.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; a query with no relevant document scores 0.0. With tie groups
+        (``ties="average"``) the exact expected value over all orders of each group.
+
+    Examples
+    --------
+    Source 000: of the top 5 of documents A-G, A, C and G are relevant.
+
+    >>> precision([1, 0, 1, 0, 1, 1, 0], k=5)
+    0.6
+    >>> precision([[1, 0], [1, 1]], k=4)
+    array([0.25, 0.5 ])
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    rel = check_rel(rel)
+    hits = _top(r.expected(r.relevant(rel).astype(np.float64)), k).sum(axis=1)
+    return r.result(_ratio(hits, r.lengths if k is None else k))
 
 
-def interpolated_precision(*args, **kwargs):
-    raise NotImplementedError("interpolated_precision")
+def recall(
+    rankings: RankingsLike, *, k: int | None = None, rel: float = 1, n_relevant=None
+) -> FloatResult:
+    """Recall at cutoff ``k``: the fraction of all relevant documents found in the top ``k``.
 
+    R@k = (number of relevant documents in the top k) / R  (trec_eval ``recall_k``).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole list.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+    n_relevant : int, array-like of shape (n_queries,) or None, default=None
+        R, overriding ``num_relevant(rankings)``: for bare lists that hold only the
+        retrieved labels while more relevant documents exist (source 000: 7 documents,
+        4 relevant). It may not be smaller than the relevant labels in the list.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; a query with no relevant document scores 0.0. With tie groups
+        (``ties="average"``) the exact expected value over all orders of each group.
+
+    Examples
+    --------
+    Source 000: A, C, G of the 4 relevant documents A, C, F, G are in the top 5.
+
+    >>> recall([1, 0, 1, 0, 1], k=5, n_relevant=4)
+    0.75
+    >>> recall([1, 0, 1, 0, 1, 1, 0], k=5)
+    0.75
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    rel = check_rel(rel)
+    n_rel = _n_relevant(r, rel, n_relevant)
+    hits = _top(r.expected(r.relevant(rel).astype(np.float64)), k).sum(axis=1)
+    return r.result(_ratio(hits, n_rel))
+
+
+def r_precision(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatResult:
+    """R-precision: precision at rank R, where R is the number of relevant documents.
+
+    Rprec = (number of relevant documents in the top R) / R  (trec_eval ``Rprec``; the
+    denominator stays R when fewer than R documents were retrieved). It equals recall at R.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+    n_relevant : int, array-like of shape (n_queries,) or None, default=None
+        R, overriding ``num_relevant(rankings)`` (see :func:`recall`).
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; a query with no relevant document scores 0.0. With tie groups
+        (``ties="average"``) the exact expected value over all orders of each group.
+
+    Examples
+    --------
+    >>> r_precision([1, 0, 1, 0, 0])
+    0.5
+    >>> r_precision([1, 0, 1], n_relevant=4)
+    0.5
+    """
+    r = as_rankings(rankings)
+    rel = check_rel(rel)
+    n_rel = _n_relevant(r, rel, n_relevant)
+    counts = _prefix_counts(r.expected(r.relevant(rel).astype(np.float64)))
+    hits = counts[np.arange(r.n_queries), np.minimum(n_rel, r.depth)]
+    return r.result(_ratio(hits, n_rel))
+
+
+def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:
+    """Success at cutoff ``k``: 1.0 if a relevant document is in the top ``k``, else 0.0.
+
+    trec_eval ``success_k`` (also called hit rate, or "Success@k" in ir_measures).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole list.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        0.0 or 1.0; a query with no relevant document scores 0.0. With tie groups
+        (``ties="average"``), the exact probability over all orders of the tie group
+        straddling rank ``k``: if no relevant document ranks above that group, it is
+        ``1 - C(g - c, m) / C(g, m)`` (hypergeometric: none of the ``c`` relevant of the
+        ``g`` tied documents falls in the group's ``m`` positions within the top ``k``).
+
+    Examples
+    --------
+    >>> success([[0, 0, 1], [0, 0, 0]], k=3)
+    array([1., 0.])
+    >>> success([0, 0, 1], k=2)
+    0.0
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    relevant = r.relevant(check_rel(rel))
+    if r.ties is None or k is None or k >= r.depth:
+        return r.result(_top(relevant, k).any(axis=1))
+    # Only the tie group holding rank k can straddle the cutoff; every other group is
+    # wholly inside or outside the top k.
+    group = r.ties == r.ties[:, k - 1][:, None]
+    size = group.sum(axis=1)
+    n_rel_group = (group & relevant).sum(axis=1)
+    start = np.argmax(group, axis=1)
+    inside = k - start  # the group's positions within the top k
+    before = (relevant & (np.arange(r.depth) < start[:, None])).any(axis=1)
+    free = size - n_rel_group
+    feasible = free >= inside
+    free_, inside_ = np.where(feasible, free, 0), np.where(feasible, inside, 0)
+    # C(free, inside) / C(size, inside), in log space; exactly 1 when the group has no relevant.
+    log_none = (gammaln(free_ + 1) - gammaln(size + 1)) + (
+        gammaln(size - inside_ + 1) - gammaln(free_ - inside_ + 1)
+    )
+    p_none = np.where(feasible, np.exp(log_none), 0.0)
+    return r.result(np.where(before, 1.0, 1.0 - p_none))
+
+
+# --------------------------------------------------------------------------- rank-based
+
+
+def average_precision(
+    rankings: RankingsLike,
+    *,
+    k: int | None = None,
+    normalize: Literal["relevant", "retrieved", "min_k"] = "relevant",
+    rel: float = 1,
+    n_relevant=None,
+) -> FloatResult:
+    """Average precision at cutoff ``k``: the mean of P@i over the relevant ranks i <= k.
+
+    AP@k = (1 / D) * sum_{i <= k, rel_i} P@i, where the denominator D is chosen by
+    ``normalize``. With ``normalize="relevant"`` it is the area under the
+    (non-interpolated) precision-recall curve.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole list.
+    normalize : {"relevant", "retrieved", "min_k"}, default="relevant"
+        The denominator D:
+
+        - ``"relevant"``: R, every relevant document (trec_eval ``map`` and
+          ``map_cut_k``, ranx, ir_measures ``AP@k``; source 002's precision-recall tables
+          and its rose example).
+        - ``"retrieved"``: the number of relevant documents in the top k, i.e. the mean
+          over the relevant documents found (source 000's AP@k: 0.81 and 0.53;
+          equal to ``"relevant"`` when every relevant document is in the top k).
+        - ``"min_k"``: min(R, k), or R when ``k`` is None (Kaggle / Ben Hamner's
+          ``ml_metrics.apk`` and the six Matlab test cases in source 002).
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+    n_relevant : int, array-like of shape (n_queries,) or None, default=None
+        R, overriding ``num_relevant(rankings)`` (see :func:`recall`).
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; a query with no relevant document scores 0.0.
+
+    Raises
+    ------
+    ValueError
+        For rankings with tie groups (``ties="average"``): AP is not linear in the labels.
+
+    Examples
+    --------
+    Source 000, query Q1: relevant at ranks 1, 3 and 4 of the top 5.
+
+    >>> round(average_precision([1, 0, 1, 1, 0, 0, 1], k=5, normalize="retrieved"), 2)
+    0.81
+
+    Source 002, the rose example:
+
+    >>> average_precision([0, 0, 1, 1, 1, 1])
+    0.525
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    normalize = check_option(normalize, NORMALIZATIONS, "normalize")
+    rel = check_rel(rel)
+    n_rel = _n_relevant(r, rel, n_relevant)
+    _no_ties(r, "average_precision")
+    relevant = _top(r.relevant(rel), k)
+    hits = np.cumsum(relevant, axis=1)
+    total = (hits / np.arange(1, relevant.shape[1] + 1) * relevant).sum(axis=1)
+    if normalize == "relevant":
+        denominator = n_rel
+    elif normalize == "retrieved":
+        denominator = relevant.sum(axis=1)
+    else:
+        denominator = n_rel if k is None else np.minimum(n_rel, k)
+    return r.result(_ratio(total, denominator))
+
+
+def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:
+    """Reciprocal rank: 1 / rank of the first relevant document within the top ``k``.
+
+    RR@k = 1 / min{i <= k : rel_i}, and 0.0 when no relevant document is in the top k.
+    trec_eval ``recip_rank`` has no cutoff (``k=None``); the cutoff reproduces "MRR@k"
+    (MS MARCO, ir_measures ``RR@k``, source 002's top-k MRR).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole list.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; a query with no relevant document scores 0.0.
+
+    Raises
+    ------
+    ValueError
+        For rankings with tie groups (``ties="average"``).
+
+    Examples
+    --------
+    Source 001: first relevant documents at ranks 2, 1 and 3; MRR = 0.61.
+
+    >>> rr = reciprocal_rank([[0, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0]])
+    >>> rr.round(4), round(float(rr.mean()), 2)
+    (array([0.5   , 1.    , 0.3333]), 0.61)
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    rel = check_rel(rel)
+    _no_ties(r, "reciprocal_rank")
+    relevant = _top(r.relevant(rel), k)
+    first = np.argmax(relevant, axis=1) + 1
+    found = relevant.any(axis=1)
+    return r.result(np.where(found, 1.0 / first, 0.0))
+
+
+def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
+    """Binary preference, exactly as trec_eval ``bpref`` (Buckley & Voorhees, SIGIR 2004).
+
+    bpref = (1 / R) * sum over retrieved relevant r of
+    (1 - min(n_r, R) / min(N, R)), where n_r is the number of judged non-relevant
+    documents ranked above r and N = n_judged - R the number of judged non-relevant
+    documents of the query (retrieved or not). A relevant document with n_r = 0 adds 1.
+    Unjudged documents (and labels < 0 in a qrels file, "pooled but not judged") are
+    skipped entirely.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order with the ``judged`` mask; a bare array counts every
+        position as judged (then N = number retrieved - R).
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; a query with no relevant document scores 0.0 (trec_eval: R = 0 gives
+        0). With N = 0 every retrieved relevant document adds 1, so bpref = recall.
+
+    Raises
+    ------
+    ValueError
+        For rankings with tie groups (``ties="average"``).
+
+    Examples
+    --------
+    >>> bpref([1, 0, 1, 0])
+    0.75
+    >>> bpref([0, 0, 1, 1, 0, 0])
+    0.0
+    """
+    r = as_rankings(rankings)
+    rel = check_rel(rel)
+    _no_ties(r, "bpref")
+    relevant = r.relevant(rel)
+    nonrelevant = r.judged & ~relevant
+    n_rel = r.n_relevant(rel)
+    n_nonrel = r.n_judged - n_rel
+    above = np.cumsum(nonrelevant, axis=1)  # at a relevant rank, the judged non-relevant above it
+    cap = np.minimum(n_nonrel, n_rel)[:, None]
+    penalty = _ratio(np.minimum(above, n_rel[:, None]), cap)
+    total = np.where(relevant, 1.0 - penalty, 0.0).sum(axis=1)
+    return r.result(_ratio(total, n_rel))
+
+
+def judged(rankings: RankingsLike, *, k: int | None = None) -> FloatResult:
+    """Judgment rate: the fraction of the top ``k`` documents that have a relevance judgment.
+
+    Judged@k = (judged documents in the top k) / min(k, number retrieved), as ir_measures
+    ``Judged@k`` (``ir_measures/providers/judged_provider.py``: "The cutoff should be
+    recalculated if it is less than the size of the run"; its test gives 1/4 for a run of
+    4 documents with one judged at cutoffs 10 and 1000). Labels < 0 in a qrels file
+    ("pooled but not judged") count as unjudged here; ir_measures counts any qrels entry.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        A :class:`Rankings` with its ``judged`` mask (a bare array counts every position
+        as judged, so it scores 1.0).
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole list.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; 0.0 for a query that retrieved nothing.
+
+    Raises
+    ------
+    ValueError
+        For rankings with tie groups (``ties="average"``).
+
+    Examples
+    --------
+    >>> judged([[1, 0, 0], [2]], k=5)
+    array([1., 1.])
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    _no_ties(r, "judged")
+    count = _top(r.judged, k).sum(axis=1)
+    shown = r.lengths if k is None else np.minimum(r.lengths, k)
+    return r.result(_ratio(count, shown))
+
+
+# --------------------------------------------------------------------------- PR curve
+
+
+def _precision_matrix(r: Rankings, relevant: np.ndarray):
+    """Precision at each rank (0 beyond the list) and the cumulative relevant counts."""
+    hits = np.cumsum(relevant, axis=1, dtype=np.float64)
+    ranks = np.arange(1, r.depth + 1)
+    inside = ranks <= r.lengths[:, None]
+    prec = np.where(inside, hits / ranks, 0.0)
+    return prec, hits, inside
+
+
+def _interpolate(prec: np.ndarray) -> np.ndarray:
+    """Int_Prec(rank X) = max Prec(rank Y) for all Y >= X (trec_eval)."""
+    return np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+
+
+def _check_levels(recall_levels) -> np.ndarray:
+    if recall_levels is None:
+        return STANDARD_RECALL_LEVELS.copy()
+    try:
+        levels = np.atleast_1d(np.asarray(recall_levels, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise ValueError(f"recall_levels must be numbers in [0, 1], got {recall_levels!r}") from None
+    if levels.ndim != 1:
+        raise ValueError(f"recall_levels must be 1-D, got shape {levels.shape}")
+    check_finite(levels, "recall_levels")
+    bad = (levels < 0) | (levels > 1)
+    if bad.any():
+        raise ValueError(f"recall_levels must be in [0, 1], got {levels[bad][0]!r}")
+    return levels
+
+
+def interpolated_precision(
+    rankings: RankingsLike, *, recall_levels=None, rel: float = 1, n_relevant=None
+) -> np.ndarray:
+    """Interpolated precision at recall levels, exactly as trec_eval ``iprec_at_recall_X``.
+
+    The interpolated precision at rank X is the highest precision at any rank Y >= X.
+    The value at recall level ``l`` is the interpolated precision at the rank of the
+    c-th relevant document, with c = floor(l * R + 0.9) (trec_eval's rounding, which
+    keeps the 11 standard levels equal to old trec_eval's); a level whose c is 0 takes
+    the maximum precision over the whole list, and a level never reached
+    (c > relevant retrieved) scores 0.0.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    recall_levels : array-like of float in [0, 1] or None, default=None
+        ``None`` gives the 11 standard levels 0.0, 0.1, ..., 1.0.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+    n_relevant : int, array-like of shape (n_queries,) or None, default=None
+        R, overriding ``num_relevant(rankings)`` (see :func:`recall`).
+
+    Returns
+    -------
+    ndarray of shape (n_levels,) for a 1-D list, else (n_queries, n_levels)
+        In [0, 1]; a query with no relevant document scores 0.0 at every level.
+
+    Raises
+    ------
+    ValueError
+        For rankings with tie groups (``ties="average"``).
+
+    Examples
+    --------
+    Source 002, ranking 1 (O X O O O O X X X O):
+
+    >>> interpolated_precision([1, 0, 1, 1, 1, 1, 0, 0, 0, 1], recall_levels=[0, 0.5, 1]).round(4)
+    array([1.    , 0.8333, 0.6   ])
+    """
+    r = as_rankings(rankings)
+    levels = _check_levels(recall_levels)
+    rel = check_rel(rel)
+    n_rel = _n_relevant(r, rel, n_relevant)
+    _no_ties(r, "interpolated_precision")
+    relevant = r.relevant(rel)
+    prec, hits, _ = _precision_matrix(r, relevant)
+    best_below = _interpolate(prec)
+    n_found = relevant.sum(axis=1)
+    rows = np.arange(r.n_queries)
+    out = np.zeros((r.n_queries, levels.size))
+    for j, level in enumerate(levels):
+        # (long)(percent * num_rel + 0.9) in trec_eval's C; a cut of 0 behaves like 1.
+        cut = np.maximum(np.floor(level * n_rel + 0.9).astype(np.int64), 1)
+        reached = (cut <= n_found) & (n_rel > 0)
+        if r.depth:
+            at = np.argmax(hits >= cut[:, None], axis=1)  # rank of the cut-th relevant
+            out[:, j] = np.where(reached, best_below[rows, at], 0.0)
+    return out[0] if r.scalar else out
+
+
+def pr_curve(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> pd.DataFrame:
+    """The precision-recall curve: one row per retrieved rank.
+
+    At rank i: precision = (relevant in top i) / i, recall = (relevant in top i) / R, and
+    interpolated_precision = max precision at any rank >= i (trec_eval's interpolation).
+    Average precision (``normalize="relevant"``) is the area under the stepwise curve:
+    the sum of ``precision`` over the rows where ``relevant`` is true, divided by R.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+    n_relevant : int, array-like of shape (n_queries,) or None, default=None
+        R, overriding ``num_relevant(rankings)`` (see :func:`recall`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``rank, relevant, precision, recall, interpolated_precision``; for more
+        than one query (any input but a 1-D list) a leading ``query_id`` column, in long
+        format. Recall is 0.0 for a query with no relevant document.
+
+    Raises
+    ------
+    ValueError
+        For rankings with tie groups (``ties="average"``).
+
+    Examples
+    --------
+    >>> pr_curve([1, 0, 1])
+       rank  relevant  precision  recall  interpolated_precision
+    0     1      True   1.000000     0.5                1.000000
+    1     2     False   0.500000     0.5                0.666667
+    2     3      True   0.666667     1.0                0.666667
+    """
+    r = as_rankings(rankings)
+    rel = check_rel(rel)
+    n_rel = _n_relevant(r, rel, n_relevant)
+    _no_ties(r, "pr_curve")
+    relevant = r.relevant(rel)
+    prec, hits, inside = _precision_matrix(r, relevant)
+    interpolated = _interpolate(prec)
+    ranks = np.broadcast_to(np.arange(1, r.depth + 1), prec.shape)
+    columns = {
+        "rank": ranks[inside].astype(np.int64),
+        "relevant": relevant[inside],
+        "precision": prec[inside],
+        "recall": _ratio(hits, n_rel[:, None])[inside],
+        "interpolated_precision": interpolated[inside],
+    }
+    if not r.scalar:
+        columns = {"query_id": np.repeat(np.asarray(r.query_ids), r.lengths), **columns}
+    return pd.DataFrame(columns)
