@@ -1,0 +1,759 @@
+"""Plots for comparing rankings: precision-recall curves, metric@k, per-query differences,
+the RBP persistence sweep and the MRR top-k curve.
+
+Import it explicitly (``import rankkit.plot as rkplot``); ``import rankkit`` alone does not
+load matplotlib. Every function draws on ``ax`` (a new figure from ``plt.subplots`` when
+``ax`` is None), sets its labels, title and legend, changes no global setting, and returns
+the matplotlib ``Axes``. It works in scripts (any backend, e.g. headless ``Agg``) and in
+notebooks (end the line with ``;``).
+
+Reading the plotted data back (assert on data, not pixels):
+
+- lines: ``{line.get_label(): line.get_xydata() for line in ax.lines}`` (every curve is
+  labelled with its system name; reference lines have labels too, see each function);
+- bars: ``[bar.get_height() for bar in ax.containers[0]]`` in plotted order, and
+  ``[t.get_text() for t in ax.get_xticklabels()]`` for the query id under each bar;
+- markers: ``ax.collections[i].get_offsets()``; text annotations: ``ax.texts``;
+- legend: ``[t.get_text() for t in ax.get_legend().get_texts()]``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_finite, check_probability, check_rel
+from .rankings import as_rankings
+
+__all__ = [
+    "pr_curve",
+    "metric_at_k",
+    "per_query_differences",
+    "rbp_persistence",
+    "mrr_top_k",
+    "uniform_mrr",
+    "uniform_k_for_mrr",
+    "smallest_k_for_mrr",
+]
+
+#: The source 002 numbers, marked on the MRR top-k curve by default.
+SOURCE_002_KS = (3, 5, 10)
+
+
+def _axes(ax):
+    """``ax`` itself, or the Axes of a new figure (pyplot, so notebooks display it)."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt  # lazily: importing rankkit.plot needs no GUI
+
+    _, ax = plt.subplots()
+    return ax
+
+
+def _named(obj, name: str, single_types: tuple) -> dict[str, Any]:
+    """A dict name -> item: ``obj`` itself if it is a mapping, else ``{name: obj}``."""
+    if isinstance(obj, Mapping) and not isinstance(obj, single_types):
+        if not obj:
+            raise ValueError(f"{name} must not be empty")
+        return {str(k): v for k, v in obj.items()}
+    return {"": obj}
+
+
+def _legend(ax, named: dict) -> None:
+    if any(label for label in named):
+        ax.legend()
+
+
+# --------------------------------------------------------------------------- PR curves
+
+
+def _interpolate(recall: np.ndarray, precision: np.ndarray) -> np.ndarray:
+    """Interpolated precision at each point: the max precision at this recall or higher."""
+    order = np.argsort(recall, kind="stable")
+    sorted_recall = recall[order]
+    suffix_max = np.maximum.accumulate(precision[order][::-1])[::-1]
+    # points at the same recall share the max over that whole recall group
+    first_of_group = np.searchsorted(sorted_recall, sorted_recall, side="left")
+    interp = np.empty_like(precision)
+    interp[order] = suffix_max[first_of_group]
+    return interp
+
+
+def _eleven_point(df: pd.DataFrame, levels: np.ndarray) -> np.ndarray:
+    """Mean over queries of the max precision at recall >= each level (0 if never reached)."""
+    queries = df["query_id"]
+    n = queries.nunique()
+    per_level = [
+        df["precision"].where(df["recall"] >= level - 1e-12).groupby(queries).max().fillna(0.0).sum() / n
+        for level in levels  # a fixed, small number of levels; queries are grouped, not looped
+    ]
+    return np.asarray(per_level, dtype=np.float64)
+
+
+def _pr_points(name: str, curve, interpolated: bool) -> tuple[np.ndarray, np.ndarray, str]:
+    """(recall, precision, kind) for one curve, kind in {"points", "levels"}."""
+    where = f"curves[{name!r}]" if name else "curves"
+    if isinstance(curve, pd.DataFrame):
+        missing = {"recall", "precision"} - set(curve.columns)
+        if missing:
+            raise ValueError(
+                f"{where} must have columns 'recall' and 'precision' (as rankkit.pr_curve "
+                f"returns); missing {sorted(missing)}"
+            )
+        if "query_id" in curve.columns and curve["query_id"].nunique() > 1:
+            if not interpolated:
+                raise ValueError(
+                    f"{where} holds {curve['query_id'].nunique()} queries: their rank-by-rank "
+                    "precisions cannot be averaged; use interpolated=True (11-point average) "
+                    "or plot one query at a time"
+                )
+            levels = np.linspace(0.0, 1.0, 11)
+            for col in ("recall", "precision"):
+                check_finite(curve[col].to_numpy(np.float64), f"{where}[{col!r}]")
+            return levels, _eleven_point(curve, levels), "levels"
+        recall = curve["recall"].to_numpy(np.float64)
+        if interpolated and "interpolated_precision" in curve.columns:
+            precision = curve["interpolated_precision"].to_numpy(np.float64)
+        else:
+            precision = curve["precision"].to_numpy(np.float64)
+            if interpolated:
+                precision = _interpolate(recall, check_finite(precision, f"{where} precision"))
+    elif isinstance(curve, tuple) and len(curve) == 2:
+        recall = np.asarray(curve[0], dtype=np.float64).ravel()
+        precision = np.asarray(curve[1], dtype=np.float64).ravel()
+        if recall.shape != precision.shape:
+            raise ValueError(
+                f"{where} must be (recall, precision) of equal length, got {recall.size} and {precision.size}"
+            )
+        if interpolated:
+            precision = _interpolate(recall, check_finite(precision, f"{where} precision"))
+    else:
+        try:
+            values = np.asarray(curve, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{where} must be a DataFrame from rankkit.pr_curve, a (recall, precision) "
+                f"tuple or an array of interpolated precisions, got {type(curve).__name__}"
+            ) from None
+        if values.ndim not in (1, 2) or values.shape[-1] < 2:
+            raise ValueError(
+                f"{where} as an array must hold interpolated precisions at >= 2 recall levels "
+                f"(shape (levels,) or (n_queries, levels)), got shape {values.shape}"
+            )
+        if not interpolated:
+            raise ValueError(
+                f"{where} is an array of interpolated precisions; pass interpolated=True "
+                "(or give a DataFrame / (recall, precision) tuple for the raw curve)"
+            )
+        check_finite(values, where)
+        if values.ndim == 2:
+            values = values.mean(axis=0)
+        return np.linspace(0.0, 1.0, values.shape[-1]), values, "levels"
+    check_finite(recall, f"{where} recall")
+    check_finite(precision, f"{where} precision")
+    if recall.size == 0:
+        raise ValueError(f"{where} is empty")
+    return recall, precision, "points"
+
+
+def pr_curve(curves, *, interpolated: bool = True, ax=None):
+    """Precision-recall curves of one or several systems.
+
+    Interpolated precision at recall level r is the highest precision at any recall >= r
+    (Manning, Raghavan & Schütze 2008, ch. 8.4; trec_eval's ``iprec_at_recall``); the
+    11-point curve takes it at r = 0, 0.1, ..., 1 and averages it over queries.
+
+    Parameters
+    ----------
+    curves : curve or dict name -> curve
+        A curve is one of
+
+        - a DataFrame as returned by :func:`rankkit.pr_curve`: columns ``recall`` and
+          ``precision`` (and ``interpolated_precision``, used when present), one row per
+          rank. With a ``query_id`` column holding several queries, the 11-point
+          interpolated average over those queries is plotted.
+        - a tuple ``(recall, precision)`` of equal-length arrays (e.g. from
+          ``sklearn.metrics.precision_recall_curve``, in any order of recall).
+        - an array of interpolated precisions at equally spaced recall levels 0, ..., 1
+          (11 of them from :func:`rankkit.interpolated_precision`); a 2-D array
+          (n_queries, levels) is averaged over queries first.
+    interpolated : bool, default=True
+        Plot interpolated precision (a step curve) rather than the raw rank-by-rank
+        precision (the saw-tooth). The raw curve needs a single query per DataFrame;
+        arrays of interpolated precisions need ``interpolated=True``.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One line per curve, labelled with its name (in dict order): ``ax.lines[i]``'s
+        ``get_xydata()`` holds (recall, precision). A raw or interpolated rank-by-rank curve
+        keeps its points as given; the interpolated one is drawn as steps (precision at
+        each point holds for the recall interval ending there) and starts with the
+        point (0, max precision). Level curves have their recall levels as x.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> curve = pd.DataFrame({"rank": [1, 2, 3, 4], "relevant": [1, 0, 1, 0],
+    ...                       "precision": [1, 1 / 2, 2 / 3, 1 / 2], "recall": [0.5, 0.5, 1, 1]})
+    >>> ax = pr_curve({"run A": curve, "run B": [1, 1, 1, .8, .8, .8, .5, .5, .5, .5, .5]})
+    >>> ax.lines[0].get_xydata().round(3).tolist()
+    [[0.0, 1.0], [0.5, 1.0], [0.5, 1.0], [1.0, 0.667], [1.0, 0.667]]
+    >>> float(ax.lines[1].get_ydata()[3]), ax.get_legend().get_texts()[1].get_text()
+    (0.8, 'run B')
+    >>> raw = pr_curve(curve, interpolated=False)
+    >>> raw.lines[0].get_ydata().round(3).tolist()
+    [1.0, 0.5, 0.667, 0.5]
+    """
+    if not isinstance(interpolated, (bool, np.bool_)):
+        raise ValueError(f"interpolated must be True or False, got {interpolated!r}")
+    named = _named(curves, "curves", (pd.DataFrame,))
+    prepared = {name: _pr_points(name, curve, bool(interpolated)) for name, curve in named.items()}
+    ax = _axes(ax)
+    for name, (recall, precision, kind) in prepared.items():
+        label = name or ("interpolated precision" if interpolated else "precision")
+        if kind == "levels":
+            ax.plot(recall, precision, marker="o", label=label)
+        elif interpolated:
+            order = np.argsort(recall, kind="stable")
+            x = np.concatenate([[0.0], recall[order]])
+            y = np.concatenate([[precision.max()], precision[order]])
+            ax.plot(x, y, drawstyle="steps-pre", label=label)
+        else:
+            ax.plot(recall, precision, marker=".", label=label)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("interpolated precision" if interpolated else "precision")
+    ax.set_title("Interpolated precision-recall curve" if interpolated else "Precision-recall curve")
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.05)
+    _legend(ax, named)
+    return ax
+
+
+# --------------------------------------------------------------------------- metric@k
+
+
+def metric_at_k(values, *, metric: str | None = None, marker: str = "o", ax=None):
+    """Metric@k curves: one line per system, k on the x axis.
+
+    Parameters
+    ----------
+    values : DataFrame, Series, or dict name -> Series
+        A DataFrame indexed by k with one column per system; a Series indexed by k (one
+        system, named by the Series' name); or a dict system name -> Series indexed by k
+        (the systems may be evaluated at different k).
+    metric : str, optional
+        Name for the axis label and title, e.g. ``"nDCG"`` gives "nDCG@k".
+    marker : str, default="o"
+        Matplotlib marker at each evaluated k.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines[i]`` is system i (column or dict order), labelled with its name;
+        ``get_xydata()`` holds (k, value) sorted by k.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"BM25": [0.4, 0.45, 0.5], "dense": [0.5, 0.52, 0.53]},
+    ...                      index=pd.Index([1, 5, 10], name="k"))
+    >>> ax = metric_at_k(table, metric="nDCG")
+    >>> ax.lines[1].get_xydata().tolist(), ax.get_ylabel()
+    ([[1.0, 0.5], [5.0, 0.52], [10.0, 0.53]], 'nDCG@k')
+    """
+    if isinstance(values, pd.DataFrame):
+        if values.shape[1] == 0:
+            raise ValueError("values must have at least one column (one per system)")
+        named = {str(col): values[col] for col in values.columns}
+    elif isinstance(values, pd.Series):
+        named = {"" if values.name is None else str(values.name): values}
+    elif isinstance(values, Mapping):
+        if not values:
+            raise ValueError("values must not be empty")
+        named = {str(k): (v if isinstance(v, pd.Series) else pd.Series(v)) for k, v in values.items()}
+    else:
+        raise ValueError(
+            f"values must be a DataFrame indexed by k, a Series or a dict name -> Series, "
+            f"got {type(values).__name__}"
+        )
+    prepared = {}
+    for name, series in named.items():
+        where = f"values[{name!r}]" if name else "values"
+        if series.empty:
+            raise ValueError(f"{where} is empty")
+        try:
+            k = np.asarray(series.index, dtype=np.float64)
+            y = series.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where} must hold numbers indexed by numeric k") from None
+        check_finite(k, f"{where} index (k)")
+        order = np.argsort(k, kind="stable")
+        prepared[name] = (k[order], y[order])  # NaN values stay: matplotlib leaves a gap
+    ax = _axes(ax)
+    for name, (k, y) in prepared.items():
+        ax.plot(k, y, marker=marker, label=name or (f"{metric}@k" if metric else "metric@k"))
+    label = f"{metric}@k" if metric else "metric@k"
+    ax.set_xlabel("k (cutoff)")
+    ax.set_ylabel(label)
+    ax.set_title(f"{label} by cutoff")
+    _legend(ax, named)
+    return ax
+
+
+# --------------------------------------------------------------------------- per-query differences
+
+
+def _as_series(x, name: str) -> pd.Series:
+    if isinstance(x, pd.DataFrame):
+        if x.shape[1] != 1:
+            raise ValueError(f"{name} must be a Series (or one-column DataFrame), got {x.shape[1]} columns")
+        x = x.iloc[:, 0]
+    if isinstance(x, Mapping):
+        x = pd.Series(dict(x))
+    elif not isinstance(x, pd.Series):
+        try:
+            x = pd.Series(np.asarray(x, dtype=np.float64).ravel())
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a Series of per-query values, got {type(x).__name__}") from None
+    if x.empty:
+        raise ValueError(f"{name} is empty: no queries")
+    if x.index.has_duplicates:
+        dup = x.index[x.index.duplicated()].unique().tolist()
+        raise ValueError(f"{name} has duplicate query ids: {dup[:10]}")
+    try:
+        x = x.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold numbers") from None
+    check_finite(x.to_numpy(), name)
+    return x
+
+
+def per_query_differences(
+    system,
+    baseline=None,
+    *,
+    system_name: str = "system",
+    baseline_name: str = "baseline",
+    metric: str | None = None,
+    max_labels: int = 40,
+    ax=None,
+):
+    """Sorted bar chart of per-query differences, system minus baseline.
+
+    Bars are sorted from the largest gain to the largest loss; gains are green, losses
+    red, ties grey; a line marks zero and a dashed line the mean difference (its value
+    in the legend and annotated).
+
+    Parameters
+    ----------
+    system : Series or dict query_id -> value
+        Per-query scores of the system (e.g. a column of :func:`rankkit.evaluate`), or, when
+        ``baseline`` is None, the per-query differences themselves. An array is indexed
+        by position.
+    baseline : Series or dict query_id -> value, optional
+        Per-query scores of the baseline. Queries are aligned by id; both must score the
+        same set of queries.
+    system_name, baseline_name : str
+        Names for the title and axis label.
+    metric : str, optional
+        Metric name for the axis label, e.g. ``"AP"``.
+    max_labels : int, default=40
+        Query ids are written under the bars up to this many queries; beyond, the tick
+        labels are hidden (but still set, so they can be read back).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.containers[0]`` holds the bars in plotted (sorted) order:
+        ``[b.get_height() for b in ax.containers[0]]``; the query of each bar is
+        ``[t.get_text() for t in ax.get_xticklabels()]``. ``ax.lines`` are the zero line
+        (label ``"zero"``) and the mean (label ``"mean difference = +0.xxxx"``).
+
+    Raises
+    ------
+    ValueError
+        If the query sets differ (naming the queries missing on each side), a series is
+        empty, has duplicate ids, or holds NaN/inf.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ap_new = pd.Series({"q1": 0.50, "q2": 0.20, "q3": 0.90})
+    >>> ap_old = pd.Series({"q3": 0.70, "q1": 0.60, "q2": 0.20})
+    >>> ax = per_query_differences(ap_new, ap_old, system_name="new", baseline_name="old")
+    >>> [round(float(b.get_height()), 2) for b in ax.containers[0]]
+    [0.2, 0.0, -0.1]
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['q3', 'q2', 'q1']
+    >>> ax.lines[1].get_label()
+    'mean difference = +0.0333'
+    """
+    system_s = _as_series(system, "system")
+    if baseline is None:
+        diff = system_s
+    else:
+        baseline_s = _as_series(baseline, "baseline")
+        only_system = system_s.index.difference(baseline_s.index)
+        only_baseline = baseline_s.index.difference(system_s.index)
+        if len(only_system) or len(only_baseline):
+            parts = []
+            if len(only_system):
+                parts.append(f"missing from baseline: {only_system.tolist()[:20]}")
+            if len(only_baseline):
+                parts.append(f"missing from system: {only_baseline.tolist()[:20]}")
+            raise ValueError("system and baseline must score the same queries; " + "; ".join(parts))
+        diff = system_s - baseline_s.reindex(system_s.index)
+    if isinstance(max_labels, (bool, np.bool_)) or not isinstance(max_labels, numbers.Integral) or max_labels < 0:
+        raise ValueError(f"max_labels must be a non-negative integer, got {max_labels!r}")
+    values = diff.to_numpy()
+    order = np.argsort(-values, kind="stable")
+    values = values[order]
+    ids = [str(q) for q in diff.index[order]]
+    colors = np.where(values > 0, "tab:green", np.where(values < 0, "tab:red", "tab:gray"))
+    mean = float(values.mean())
+
+    ax = _axes(ax)
+    x = np.arange(values.size)
+    ax.bar(x, values, color=colors, width=0.8, label=f"{system_name} − {baseline_name}")
+    ax.axhline(0.0, color="black", linewidth=0.8, label="zero")
+    mean_line = ax.axhline(mean, color="tab:blue", linestyle="--", linewidth=1, label=f"mean difference = {mean:+.4f}")
+    ax.annotate(
+        f"mean {mean:+.4f}", xy=(1.0, mean), xycoords=("axes fraction", "data"),
+        xytext=(-4, 3), textcoords="offset points", ha="right", va="bottom", color="tab:blue",
+    )
+    ax.set_xticks(x, ids, rotation=90)
+    if values.size > max_labels:
+        ax.tick_params(axis="x", labelbottom=False, bottom=False)
+    wins, losses = int((values > 0).sum()), int((values < 0).sum())
+    ax.set_xlabel(f"query (sorted; {wins} better, {losses} worse, {values.size - wins - losses} tied)")
+    ax.set_ylabel(f"{metric} difference" if metric else "difference")
+    ax.set_title(f"Per-query difference: {system_name} − {baseline_name}")
+    ax.legend(handles=[mean_line], loc="upper right")
+    return ax
+
+
+# --------------------------------------------------------------------------- RBP sweep
+
+
+def _rbp_sweep(labels: np.ndarray, ps: np.ndarray) -> np.ndarray:
+    """RBP = (1 - p) * sum_i r_i p^(i-1), for every row of ``labels`` and every p: (n, len(ps))."""
+    depth = labels.shape[1]
+    weights = (1.0 - ps)[:, None] * ps[:, None] ** np.arange(depth)  # (n_p, depth)
+    return labels @ weights.T
+
+
+def rbp_persistence(
+    rankings,
+    *,
+    ps=None,
+    rel: float | None = 1,
+    ax=None,
+):
+    """RBP of several rankings as the persistence p sweeps from 0.1 to 0.99.
+
+    RBP = (1 - p) * sum_i r_i * p^(i - 1) (Moffat & Zobel 2008; source 000): the user reads
+    the first document and each next one with probability p, so they examine
+    1 / (1 - p) documents on average. A small p rewards the top of the ranking, a large p
+    looks deep; the sweep shows where two rankings swap order.
+
+    Parameters
+    ----------
+    rankings : dict name -> labels, or labels
+        Labels in rank order. In a dict, each value is one ranking (1-D) or several (2-D
+        array, list of lists, :class:`rankkit.Rankings`), whose mean RBP over queries is
+        plotted. Without a dict, a 1-D list is one line and each row of a 2-D array is one
+        line, named "ranking 1", "ranking 2", ...
+    ps : array-like, optional
+        Persistence values in (0, 1); default ``np.linspace(0.1, 0.99, 90)``.
+    rel : float or None, default=1
+        Relevance threshold: r_i = 1 when label >= rel, else 0 (binary RBP). ``None`` uses
+        the labels as r_i directly (graded RBP, source 000), which must then lie in [0, 1].
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines[i]`` is ranking i, labelled with its name; ``get_xydata()`` holds (p, RBP).
+
+    Examples
+    --------
+    >>> ax = rbp_persistence({"top-heavy": [1, 1, 0, 0, 0, 0], "deep": [0, 0, 1, 1, 1, 1]},
+    ...                      ps=[0.1, 0.5, 0.9])
+    >>> ax.lines[0].get_ydata().round(4).tolist()
+    [0.99, 0.75, 0.19]
+    >>> ax.lines[1].get_ydata().round(4).tolist()
+    [0.01, 0.2344, 0.2786]
+    """
+    if ps is None:
+        ps = np.linspace(0.1, 0.99, 90)
+    ps_arr = np.asarray(ps, dtype=np.float64).ravel() if not isinstance(ps, (str, bytes)) else None
+    if ps_arr is None or ps_arr.size == 0:
+        raise ValueError(f"ps must be a non-empty array of persistence values in (0, 1), got {ps!r}")
+    for p in ps_arr:
+        check_probability(float(p), "ps", high_open=True)
+    if rel is not None:
+        rel = check_rel(rel)
+
+    if isinstance(rankings, Mapping):
+        if not rankings:
+            raise ValueError("rankings must not be empty")
+        named = {str(k): v for k, v in rankings.items()}
+        mean_over_rows = True
+    else:
+        r = as_rankings(rankings)
+        if r.scalar:
+            named = {"": rankings}
+        else:
+            named = {f"ranking {i + 1}": row[: r.lengths[i]] for i, row in enumerate(r.labels)}
+        mean_over_rows = False
+
+    curves = {}
+    for name, labels in named.items():
+        r = as_rankings(labels)
+        values = r.labels
+        if rel is not None:
+            values = (values >= rel).astype(np.float64)
+        elif values.size and values.max() > 1:
+            where = f"rankings[{name!r}]" if mean_over_rows else "rankings"
+            raise ValueError(
+                f"{where}: with rel=None the labels are used as r_i and must lie in [0, 1], "
+                f"got {values.max()!r}"
+            )
+        sweep = _rbp_sweep(values, ps_arr)
+        curves[name] = sweep.mean(axis=0) if sweep.shape[0] else np.zeros_like(ps_arr)
+
+    ax = _axes(ax)
+    for name, y in curves.items():
+        ax.plot(ps_arr, y, label=name or "RBP")
+    ax.set_xlabel("persistence p (expected documents examined = 1 / (1 − p))")
+    ax.set_ylabel("RBP" if rel is None else f"RBP (relevant: label ≥ {rel:g})")
+    ax.set_title("RBP persistence sweep")
+    ax.set_xlim(0.0, 1.0)
+    _legend(ax, named)
+    return ax
+
+
+# --------------------------------------------------------------------------- MRR top-k
+
+
+def _check_ks(ks, name: str = "ks") -> np.ndarray:
+    """A non-empty 1-D int64 array of positive integers (integral floats accepted, bools not)."""
+    try:
+        arr = np.asarray(list(ks))
+    except TypeError:
+        raise ValueError(f"{name} must be a non-empty sequence of positive integers, got {ks!r}") from None
+    integral = np.issubdtype(arr.dtype, np.integer) or (
+        np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+    )
+    if arr.ndim != 1 or arr.size == 0 or arr.dtype == bool or not integral:
+        raise ValueError(f"{name} must be a non-empty sequence of positive integers, got {ks!r}")
+    arr = arr.astype(np.int64)
+    if arr.min() < 1:
+        raise ValueError(f"{name} must be positive integers, got {int(arr.min())}")
+    return arr
+
+
+def uniform_mrr(ks=range(1, 101)) -> np.ndarray:
+    """MRR when the single answer is equally likely at each of the top k ranks: H_k / k.
+
+    Source 002: with the answer uniformly placed in the top k, MRR = (1 + 1/2 + ... + 1/k) / k
+    (0.611 at k = 3, 0.456 at k = 5, 0.293 at k = 10). It decreases with k.
+
+    Parameters
+    ----------
+    ks : iterable of positive int, default=range(1, 101)
+
+    Returns
+    -------
+    ndarray of shape (len(ks),)
+
+    Examples
+    --------
+    >>> uniform_mrr([3, 5, 10]).round(3)
+    array([0.611, 0.457, 0.293])
+    """
+    ks = _check_ks(ks)
+    harmonic = np.cumsum(1.0 / np.arange(1, ks.max() + 1))
+    return harmonic[ks - 1] / ks
+
+
+def uniform_k_for_mrr(target: float, *, max_k: int = 100_000) -> int:
+    """The largest k at which an answer uniformly placed in the top k still gives MRR >= target.
+
+    The inverse of :func:`uniform_mrr` (which decreases in k): a system whose MRR equals
+    ``target`` does as well as one whose answers are spread evenly over the top k ranks.
+
+    Parameters
+    ----------
+    target : float in (0, 1]
+    max_k : int, default=100_000
+        Search limit; a ValueError if the answer lies beyond it (targets below ~1.2e-4).
+
+    Examples
+    --------
+    >>> uniform_k_for_mrr(0.456), uniform_k_for_mrr(0.3), uniform_k_for_mrr(1.0)
+    (5, 9, 1)
+    """
+    target = check_probability(target, "target")
+    ks = np.arange(1, _check_ks([max_k], "max_k")[0] + 1)
+    mrr = uniform_mrr(ks)
+    reached = int(np.count_nonzero(mrr >= target - 1e-12))  # decreasing: a prefix reaches it
+    if reached == ks.size:
+        raise ValueError(f"target={target!r} is still reached at max_k={ks.size}; increase max_k")
+    return reached
+
+
+def smallest_k_for_mrr(mrr_at_k, target: float):
+    """The source's proposed inverse view: the smallest k at which MRR@k reaches ``target``.
+
+    Source 002 suggests fixing the MRR a task needs and comparing systems by the cutoff k
+    they need to reach it (smaller is better), instead of comparing MRR at a fixed k.
+    MRR@k of a real system never decreases with k.
+
+    Parameters
+    ----------
+    mrr_at_k : Series indexed by k, DataFrame (index k, one column per system), or dict
+        name -> Series
+        A system's MRR at each cutoff (e.g. from ``rankkit.reciprocal_rank(labels, k=k).mean()``).
+    target : float in (0, 1]
+
+    Returns
+    -------
+    int or None, or Series of them per system
+        The smallest k whose MRR@k >= target; None when no k reaches it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"A": [0.40, 0.55, 0.60], "B": [0.50, 0.52, 0.53]}, index=[1, 5, 10])
+    >>> smallest_k_for_mrr(runs, 0.5).to_dict()
+    {'A': 5, 'B': 1}
+    >>> smallest_k_for_mrr(runs["B"], 0.55) is None
+    True
+    """
+    target = check_probability(target, "target")
+    if isinstance(mrr_at_k, pd.DataFrame):
+        return pd.Series(
+            {str(c): smallest_k_for_mrr(mrr_at_k[c], target) for c in mrr_at_k.columns},
+            dtype=object, name=f"smallest k with MRR >= {target:g}",
+        )
+    if isinstance(mrr_at_k, Mapping):
+        return pd.Series(
+            {str(c): smallest_k_for_mrr(pd.Series(v), target) for c, v in mrr_at_k.items()},
+            dtype=object, name=f"smallest k with MRR >= {target:g}",
+        )
+    if not isinstance(mrr_at_k, pd.Series):
+        raise ValueError(f"mrr_at_k must be a Series indexed by k, a DataFrame or a dict, got {type(mrr_at_k).__name__}")
+    ks = _check_ks(mrr_at_k.index, "mrr_at_k index (k)")
+    values = check_finite(mrr_at_k.to_numpy(dtype=np.float64), "mrr_at_k")
+    order = np.argsort(ks, kind="stable")
+    hit = np.flatnonzero(values[order] >= target - 1e-12)
+    return int(ks[order][hit[0]]) if hit.size else None
+
+
+def mrr_top_k(
+    ks=range(1, 101),
+    *,
+    systems=None,
+    target: float | None = None,
+    highlight=SOURCE_002_KS,
+    ax=None,
+):
+    """The MRR top-k curve of source 002: MRR = H_k / k when the answer is uniform in the top k.
+
+    Optionally overlays real systems' MRR@k and marks the source's proposed inverse view:
+    a horizontal line at a target MRR, the largest k at which the uniform placement still
+    reaches it, and each system's smallest k reaching it.
+
+    Parameters
+    ----------
+    ks : iterable of positive int, default=range(1, 101)
+        Cutoffs of the uniform curve.
+    systems : DataFrame (index k, one column per system) or dict name -> Series, optional
+        MRR@k of real systems, drawn as further lines.
+    target : float in (0, 1], optional
+        Target MRR for the inverse view.
+    highlight : iterable of int, default=(3, 5, 10)
+        Cutoffs marked and annotated on the uniform curve (source 002's numbers); ``()``
+        for none.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines[0]`` is the uniform curve (label ``"answer uniform in top k"``), then one
+        line per system (labelled with its name), then, with ``target``, the target line
+        (label ``"target MRR = ..."``) and the uniform-depth line (label
+        ``"uniform reaches target up to k = K"``). ``ax.collections[0]`` holds the highlighted
+        (k, MRR) points, ``ax.texts`` their annotations; with ``target`` and ``systems``, a
+        further collection holds each system's (smallest k, MRR) point.
+
+    Examples
+    --------
+    >>> ax = mrr_top_k()
+    >>> round(float(ax.lines[0].get_ydata()[2]), 3), round(float(ax.lines[0].get_ydata()[9]), 3)
+    (0.611, 0.293)
+    >>> [t.get_text() for t in ax.texts]
+    ['k=3: 0.611', 'k=5: 0.457', 'k=10: 0.293']
+    >>> ax = mrr_top_k(target=0.3)
+    >>> ax.lines[-1].get_label()
+    'uniform reaches target up to k = 9'
+    """
+    ks = _check_ks(ks)
+    highlight = _check_ks(highlight, "highlight") if len(list(highlight)) else np.array([], dtype=np.int64)
+    if target is not None:
+        target = check_probability(target, "target")
+    system_curves = {}
+    if systems is not None:
+        if isinstance(systems, pd.DataFrame):
+            named = {str(c): systems[c] for c in systems.columns}
+        elif isinstance(systems, Mapping):
+            named = {str(c): (v if isinstance(v, pd.Series) else pd.Series(v)) for c, v in systems.items()}
+        else:
+            raise ValueError(f"systems must be a DataFrame indexed by k or a dict name -> Series, got {type(systems).__name__}")
+        if not named:
+            raise ValueError("systems must not be empty")
+        for name, series in named.items():
+            k = _check_ks(series.index, f"systems[{name!r}] index (k)")
+            y = check_finite(series.to_numpy(dtype=np.float64), f"systems[{name!r}]")
+            order = np.argsort(k, kind="stable")
+            system_curves[name] = (k[order], y[order])
+
+    ax = _axes(ax)
+    mrr = uniform_mrr(ks)
+    ax.plot(ks, mrr, color="tab:gray", label="answer uniform in top k")
+    for name, (k, y) in system_curves.items():
+        ax.plot(k, y, marker=".", label=name)
+    if highlight.size:
+        hy = uniform_mrr(highlight)
+        ax.scatter(highlight, hy, color="black", zorder=3)
+        for k, y in zip(highlight, hy):
+            ax.annotate(f"k={k}: {y:.3f}", xy=(k, y), xytext=(6, 4), textcoords="offset points")
+    if target is not None:
+        depth = uniform_k_for_mrr(target)
+        ax.axhline(target, color="tab:red", linestyle="--", linewidth=1, label=f"target MRR = {target:g}")
+        ax.axvline(depth, color="tab:red", linestyle=":", linewidth=1, label=f"uniform reaches target up to k = {depth}")
+        reached = {name: smallest_k_for_mrr(pd.Series(y, index=k), target) for name, (k, y) in system_curves.items()}
+        points = [(k, target, name) for name, k in reached.items() if k is not None]
+        if points:
+            ax.scatter([p[0] for p in points], [p[1] for p in points], marker="v", color="tab:red", zorder=3,
+                       label="smallest k reaching target: " + ", ".join(f"{n} k={k}" for k, _, n in points))
+    ax.set_xlabel("k (answer placed uniformly in the top k)")
+    ax.set_ylabel("MRR")
+    ax.set_title("MRR vs k when the answer is uniform in the top k")
+    ax.set_ylim(0.0, 1.05)
+    ax.legend()
+    return ax
