@@ -1,5 +1,184 @@
-"""STUB: the `rankkit` command line (see the issue)."""
+"""The ``rankkit`` command line (also ``python -m rankkit``).
+
+``rankkit evaluate QRELS RUN -m SPEC ...`` prints trec_eval's format by default::
+
+    $ rankkit evaluate qrels.test results.test -m map -m P_10 -m nDCG@10
+    map                   	all	0.1785
+    P_10                  	all	0.3000
+    nDCG@10               	all	0.3016
+
+Exit status 0 on success, 2 on bad input (unreadable or malformed file, unknown metric),
+with a one-line message on stderr. Each subcommand is a function ``_cmd_<name>(args)``
+registered in ``_build_parser``; further subcommands (``compare``) plug in the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from typing import Sequence, TextIO
+
+import numpy as np
+import pandas as pd
+
+from .evaluate import QUERY_POLICIES, REGISTRY, TIE_POLICIES, aggregate, evaluate, parse_metric
+
+PROG = "rankkit"
+
+#: trec_eval's default ("official") measures that rankkit computes; runid, num_q and
+#: gm_map are not per-query metrics and are left out.
+DEFAULT_METRICS = (
+    "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+    *(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)),
+    *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+)
 
 
-def main(argv=None) -> int:
-    raise NotImplementedError("cli")
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _metric_help() -> str:
+    width = max(map(len, REGISTRY))
+    lines = [f"  {name:<{width}}  {info.summary}" for name, info in REGISTRY.items()]
+    return (
+        "metrics (spec syntax NAME(param=value, ...)@k, e.g. nDCG@10, P(rel=2)@5, RBP(p=0.9);\n"
+        "trec_eval names such as map, ndcg_cut_10, P_10, P.5,10 are accepted):\n" + "\n".join(lines)
+    )
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Evaluate rankings: IR metrics, trec_eval-exact.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    ev = commands.add_parser(
+        "evaluate",
+        help="score a TREC run against judgments (trec_eval's output by default)",
+        description="Score a TREC run against judgments, like trec_eval.",
+        epilog=_metric_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")
+    ev.add_argument("run", metavar="RUN", help="run: qid Q0 docno rank score tag (.gz too)")
+    ev.add_argument(
+        "-m", "--metric", action="append", dest="metrics", metavar="SPEC",
+        help="metric spec, repeatable (default: trec_eval's default measures)",
+    )
+    ev.add_argument("-q", "--per-query", action="store_true",
+                    help="print each query's values, then the 'all' line (trec_eval -q)")
+    ev.add_argument("-c", "--judged-queries", action="store_true",
+                    help="score every judged query; those missing from the run score 0 (trec_eval -c)")
+    ev.add_argument("-M", "--depth", type=_positive_int, metavar="DEPTH",
+                    help="keep only the top DEPTH documents of each query (trec_eval -M)")
+    ev.add_argument("-l", "--level", type=_positive_float, metavar="LEVEL",
+                    help="relevance level: label >= LEVEL is relevant (trec_eval -l; default 1)")
+    ev.add_argument("--ties", choices=TIE_POLICIES, default="docno",
+                    help="order of equal scores (default: docno, trec_eval's)")
+    ev.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
+                    help="trec: trec_eval's lines (default); csv: a table; json: an object")
+    ev.set_defaults(handler=_cmd_evaluate)
+
+    # A further subcommand adds its parser here and a _cmd_<name>(args, out) handler:
+    # commands.add_parser("compare", ...).set_defaults(handler=_cmd_compare)
+    return parser
+
+
+def _format_value(value: float, integer: bool) -> str:
+    return str(int(round(value))) if integer else f"{value:.4f}"
+
+
+def _trec_lines(table: pd.DataFrame, means: pd.Series, per_query: bool) -> list[str]:
+    specs = table.attrs.get("metrics", {})
+    integer = {c: parse_metric(specs.get(c, c)).info.total for c in table.columns}
+    lines = []
+    if per_query:
+        for qid, row in zip(table.index, table.itertuples(index=False, name=None)):
+            for column, value in zip(table.columns, row):
+                lines.append(f"{column:<22}\t{qid}\t{_format_value(value, integer[column])}")
+    for column in table.columns:
+        lines.append(f"{column:<22}\tall\t{_format_value(means[column], integer[column])}")
+    return lines
+
+
+def _write(table: pd.DataFrame, fmt: str, per_query: bool, out: TextIO) -> None:
+    means = aggregate(table)
+    if fmt == "trec":
+        out.write("\n".join(_trec_lines(table, means, per_query)) + "\n")
+    elif fmt == "csv":
+        rows = table.copy() if per_query else table.iloc[:0].copy()
+        rows.index = rows.index.astype(str)
+        rows.loc["all"] = means
+        rows.to_csv(out, index_label="query_id", lineterminator="\n")
+    else:
+        document = {
+            "metrics": table.attrs.get("metrics", {}),
+            "all": {c: float(v) for c, v in means.items()},
+            "unscored": {str(q): why for q, why in table.attrs.get("unscored", {}).items()},
+        }
+        if per_query:
+            document["queries"] = {
+                str(qid): dict(zip(table.columns, map(float, row)))
+                for qid, row in zip(table.index, table.itertuples(index=False, name=None))
+            }
+        json.dump(document, out, indent=2)
+        out.write("\n")
+
+
+def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
+    metrics = args.metrics or list(DEFAULT_METRICS)
+    table = evaluate(
+        args.qrels, args.run, metrics,
+        ties=args.ties,
+        queries="qrels" if args.judged_queries else "run",
+        depth=args.depth,
+        rel=args.level,
+    )
+    _write(table, args.format, args.per_query, out)
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 2 bad input).
+
+    Examples
+    --------
+    >>> main(["evaluate", "no-such-qrels", "no-such-run", "-m", "P@5"])
+    2
+    """
+    out = sys.stdout if out is None else out
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed the usage message
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            args.handler(args, out)
+            status = 0
+        except (ValueError, OSError) as exc:
+            message = exc.strerror + f": {exc.filename}" if isinstance(exc, OSError) and exc.filename else str(exc)
+            print(f"{PROG} {args.command}: error: {message}", file=sys.stderr)
+            status = 2
+    for warning in caught:
+        print(f"{PROG} {args.command}: warning: {warning.message}", file=sys.stderr)
+    return status
