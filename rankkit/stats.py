@@ -1,6 +1,767 @@
-"""STUB: to be written (see the issue). Every name below is part of the public contract."""
+"""Comparing systems: paired significance tests, confidence intervals, effect sizes.
+
+:func:`compare` takes per-query scores of several systems (runs scored by
+:func:`rankkit.evaluate`, or per-query tables you already have) and returns one tidy
+row per comparison and metric: the mean of each system, the mean paired difference
+to a baseline (or between every pair of systems), its confidence interval, the
+p-value of a paired test, the p-value corrected for multiple comparisons, the
+paired effect size and a significance flag.
+
+Three paired tests (two-sided, on the per-query differences ``d = system - baseline``):
+
+* ``"t"``: Student's paired t-test, :func:`scipy.stats.ttest_rel` (p-value and
+  t-interval are scipy's, exactly).
+* ``"randomization"``: the paired randomization (sign-flip) test of Fisher, as used
+  for IR by Smucker, Allan & Carterette (CIKM 2007): under H0 each difference is as
+  likely to be ``+d_i`` as ``-d_i``. It is the test :func:`scipy.stats.permutation_test`
+  runs with ``permutation_type="samples"``; rankkit runs it in numpy, in batches, with
+  one sign matrix shared by every comparison (a matrix product), which is what makes
+  5 runs x 10,000 queries x 3 metrics x 10,000 resamples take seconds.
+* ``"bootstrap"``: the bootstrap of the mean difference (Efron & Tibshirani 1993),
+  as :func:`scipy.stats.bootstrap` computes it (same resampling stream for the same
+  ``numpy.random.Generator``, same BCa formulas).
+
+The reporting helpers :func:`style` (a pandas Styler for Jupyter), :func:`to_markdown`
+and :func:`to_latex` render a :func:`compare` table with significance marks;
+:func:`adjust_pvalues` applies a multiple-comparison correction to any p-values.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from ._validation import check_k, check_option, check_probability
+
+TESTS = ("t", "randomization", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+QUERIES = ("run", "qrels")
+BOOTSTRAP_CIS = ("bca", "percentile")
+COLUMNS = [
+    "system", "metric", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high",
+    "p_value", "p_adjusted", "effect_size", "significant", "n_queries",
+]
+
+# Elements of a resampling matrix generated at once (float64: 32 MB).
+_BATCH_ELEMENTS = 1 << 22
 
 
-def compare(*args, **kwargs):
-    raise NotImplementedError("compare")
+# --------------------------------------------------------------------------- compare
 
+
+def compare(
+    qrels,
+    runs: Mapping,
+    metrics: str | Sequence[str] | None = None,
+    *,
+    baseline=None,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed=0,
+    queries: str = "run",
+    ties: str = "docno",
+    bootstrap_ci: str = "bca",
+) -> pd.DataFrame:
+    """Compare systems on the same queries: paired test, interval, effect size.
+
+    For each metric and each comparison (every system against ``baseline``, or every
+    pair of systems), the per-query differences ``d_q = system_q - baseline_q`` over
+    the queries both score are tested against "no difference" (two-sided).
+
+    Parameters
+    ----------
+    qrels : qrels accepted by :func:`rankkit.evaluate`, or None
+        Judgments; may be None when every entry of ``runs`` is a per-query table.
+    runs : mapping of name -> run or per-query table
+        At least two systems. A value is either a run (anything :func:`rankkit.evaluate`
+        accepts), scored here with ``evaluate(qrels, run, metrics, ties=ties,
+        queries=queries)``, or a per-query table: a DataFrame indexed by query id with
+        one column per metric (what ``evaluate`` returns). A DataFrame is taken as a
+        per-query table when it has a column for every metric in ``metrics``.
+    metrics : str or sequence of str, or None
+        Metric specs (``"nDCG@10"``, ``"AP"``, ...); for per-query tables, the column
+        names. None: every column of the first per-query table (tables only).
+    baseline : name or None, default=None
+        The system every other system is compared with (one row per other system).
+        None compares every pair: for systems listed ``A, B, C`` the rows are B vs A,
+        C vs A and C vs B (``diff = system - baseline``, the later against the earlier).
+    test : {"t", "randomization", "bootstrap"}, default="t"
+        Paired t-test (:func:`scipy.stats.ttest_rel`); paired randomization (sign-flip)
+        test; bootstrap test. See the module docstring and Notes.
+    correction : {"holm", "bonferroni", "bh", "none"} or None, default="holm"
+        Multiple-comparison correction applied per metric, across all comparisons of
+        that metric in the table (the family is "all systems on this metric"); see
+        :func:`adjust_pvalues`. None is the same as ``"none"``.
+    alpha : float in (0, 1), default=0.05
+        Significance level; intervals are at confidence ``1 - alpha``.
+    n_resamples : int, default=10_000
+        Random sign flips (randomization) or bootstrap resamples. With randomization,
+        if ``2**n_queries <= n_resamples`` all ``2**n_queries`` sign vectors are
+        enumerated and the p-value is exact (as scipy does).
+    seed : int, numpy.random.Generator or None, default=0
+        Seed of the resampling; the same seed and inputs give the same table.
+        All comparisons of one call share the same resamples, so a comparison's result
+        does not depend on which other systems are in the table.
+    queries : {"run", "qrels"}, default="run"
+        ``"run"``: every system must score exactly the same queries, otherwise a
+        ``ValueError`` names the queries missing from a system. ``"qrels"``: a missing
+        query scores 0 (trec_eval ``-c``): runs are scored with ``queries="qrels"``,
+        and per-query tables are aligned on the union of their queries, missing
+        values filled with 0.0.
+    ties : str, default="docno"
+        Tie policy passed to :func:`rankkit.evaluate` (runs only).
+    bootstrap_ci : {"bca", "percentile"}, default="bca"
+        Bootstrap interval: bias-corrected and accelerated (scipy's default) or
+        percentile.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (metric, comparison), metrics in the given order, with columns
+        ``system``, ``metric``, ``baseline`` (name of the system compared against),
+        ``mean`` (of the system), ``baseline_mean``, ``diff`` (mean paired difference
+        system - baseline), ``ci_low``, ``ci_high`` (confidence interval of ``diff`` at
+        ``1 - alpha``), ``p_value``, ``p_adjusted``, ``effect_size`` (paired Cohen's d,
+        mean of d / sd of d with ddof=1), ``significant`` (``p_adjusted < alpha``) and
+        ``n_queries``. ``table.attrs`` records test, correction, alpha, n_resamples,
+        seed and bootstrap_ci (used by :func:`to_markdown`, :func:`to_latex`,
+        :func:`style`).
+
+    Raises
+    ------
+    ValueError
+        Fewer than two systems or queries; an unknown ``test``, ``correction``,
+        ``queries``, ``bootstrap_ci`` or ``baseline``; a metric missing from a table;
+        non-finite scores; with ``queries="run"``, systems scoring different queries.
+
+    Notes
+    -----
+    Intervals: ``"t"`` gives scipy's t-interval (``TtestResult.confidence_interval``);
+    ``"bootstrap"`` the BCa (or percentile) interval of the mean difference from the
+    same resamples as its p-value; ``"randomization"`` gives no interval of its own,
+    and the t-interval is reported.
+
+    Bootstrap p-value: the shift method (Efron & Tibshirani 1993, sec. 16.4): the
+    bootstrap means are centred on the observed mean to mimic H0, and
+    ``p = (1 + #{b : |mean*_b - mean| >= |mean|}) / (B + 1)``.
+
+    Randomization p-value: ``p = (1 + #{b : |mean(s_b * d)| >= |mean(d)|}) / (B + 1)``
+    for ``B`` random sign vectors ``s_b`` (exact enumeration: ``#{...} / 2**n``, which
+    is what scipy's ``permutation_test`` returns, as its two-sided p-value doubles the
+    smaller tail of a symmetric distribution).
+
+    Degenerate differences (no explanation-free NaN): if every difference is zero
+    (identical systems), ``p_value = 1.0``, ``effect_size = 0.0`` and the interval is
+    ``[0, 0]`` for every test (scipy's ``ttest_rel`` would give NaN). If the
+    differences are a nonzero constant ``c``, the interval is ``[c, c]``,
+    ``effect_size`` is ``+inf`` or ``-inf`` (sd = 0), the t-test gives ``p = 0.0``
+    (scipy's t = +-inf), and the resampling tests their usual, well-defined p-values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]}, index=["q1", "q2", "q3", "q4"])
+    >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]}, index=["q1", "q2", "q3", "q4"])
+    >>> table = compare(None, {"bm25": a, "neural": b}, "AP", baseline="bm25")
+    >>> row = table.iloc[0]
+    >>> row["system"], row["baseline"], round(float(row["diff"]), 4)
+    ('neural', 'bm25', 0.125)
+    >>> round(float(row["p_value"]), 4), round(float(row["effect_size"]), 4)
+    (0.0154, 2.5)
+    >>> exact = compare(None, {"bm25": a, "neural": b}, "AP", test="randomization")
+    >>> float(exact["p_value"].iloc[0])  # 2**4 sign vectors, 2 as extreme: 2/16
+    0.125
+    """
+    test = check_option(test, TESTS, "test")
+    correction = "none" if correction is None else check_option(correction, CORRECTIONS, "correction")
+    queries = check_option(queries, QUERIES, "queries")
+    bootstrap_ci = check_option(bootstrap_ci, BOOTSTRAP_CIS, "bootstrap_ci")
+    alpha = check_probability(alpha, "alpha", high_open=True)
+    n_resamples = check_k(n_resamples, "n_resamples")
+    if n_resamples is None:
+        raise ValueError("n_resamples must be a positive integer, got None")
+    _check_seed(seed)
+    if not isinstance(runs, Mapping):
+        raise ValueError(f"runs must be a mapping of name -> run, got {type(runs).__name__}")
+    if len(runs) < 2:
+        raise ValueError(f"runs must hold at least two systems, got {len(runs)}")
+    names = list(runs)
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f"baseline must be one of {names!r}, got {baseline!r}")
+
+    tables, metrics = _per_query_tables(qrels, runs, metrics, queries=queries, ties=ties)
+    scores = _align(tables, metrics, queries)  # (n_systems, n_metrics, n_queries)
+    n_queries = scores.shape[2]
+    if n_queries < 2:
+        raise ValueError(f"need at least two queries to compare systems, got {n_queries}")
+
+    if baseline is None:
+        pairs = [(j, i) for i, j in itertools.combinations(range(len(names)), 2)]
+    else:
+        b = names.index(baseline)
+        pairs = [(i, b) for i in range(len(names)) if i != b]
+    sys_idx = np.array([p[0] for p in pairs])
+    base_idx = np.array([p[1] for p in pairs])
+
+    # All comparisons of all metrics as one (n_comparisons, n_queries) block.
+    a = scores[sys_idx].transpose(1, 0, 2).reshape(-1, n_queries)
+    b = scores[base_idx].transpose(1, 0, 2).reshape(-1, n_queries)
+    res = _paired_stats(a, b, test=test, alpha=alpha, n_resamples=n_resamples,
+                        seed=seed, bootstrap_ci=bootstrap_ci)
+
+    n_pairs = len(pairs)
+    p_adjusted = np.concatenate([
+        adjust_pvalues(res["p_value"][m * n_pairs:(m + 1) * n_pairs], correction)
+        for m in range(len(metrics))
+    ])
+    means = scores.mean(axis=2)  # (n_systems, n_metrics)
+    table = pd.DataFrame({
+        "system": [names[i] for _ in metrics for i in sys_idx],
+        "metric": [m for m in metrics for _ in pairs],
+        "baseline": [names[i] for _ in metrics for i in base_idx],
+        "mean": means[sys_idx].T.ravel(),
+        "baseline_mean": means[base_idx].T.ravel(),
+        "diff": res["diff"],
+        "ci_low": res["ci_low"],
+        "ci_high": res["ci_high"],
+        "p_value": res["p_value"],
+        "p_adjusted": p_adjusted,
+        "effect_size": res["effect_size"],
+        "significant": p_adjusted < alpha,
+        "n_queries": np.full(len(a), n_queries, dtype=np.int64),
+    }, columns=COLUMNS)
+    table.attrs.update(test=test, correction=correction, alpha=alpha,
+                       n_resamples=n_resamples, seed=seed if _is_int(seed) else None,
+                       bootstrap_ci=bootstrap_ci)
+    return table
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
+
+
+def _check_seed(seed) -> None:
+    if seed is None or isinstance(seed, np.random.Generator):
+        return
+    if not _is_int(seed) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
+
+
+def _is_table(obj, metrics) -> bool:
+    if not isinstance(obj, pd.DataFrame):
+        return False
+    return metrics is None or all(m in obj.columns for m in metrics)
+
+
+def _per_query_tables(qrels, runs, metrics, *, queries, ties):
+    """Per-query DataFrames (one column per metric), scoring runs with ``evaluate``."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    elif metrics is not None:
+        metrics = list(metrics)
+        if not metrics:
+            raise ValueError("metrics must name at least one metric, got []")
+        if not all(isinstance(m, str) for m in metrics):
+            raise ValueError(f"metrics must be metric spec strings, got {metrics!r}")
+    if metrics is None:
+        first = next(iter(runs.values()))
+        if not isinstance(first, pd.DataFrame):
+            raise ValueError("metrics must be given unless runs are per-query tables")
+        metrics = [str(c) for c in first.columns]
+        if not metrics:
+            raise ValueError("the per-query tables have no metric columns")
+    tables = {}
+    for name, run in runs.items():
+        if _is_table(run, metrics):
+            tables[name] = run.loc[:, metrics]
+            continue
+        if isinstance(run, pd.DataFrame) and not {"doc_id", "docno", "score"} & set(map(str, run.columns)):
+            # Looks like a per-query table (no run columns) that lacks some metric.
+            missing = [m for m in metrics if m not in run.columns]
+            raise ValueError(f"system {name!r} has no column for metric(s) {missing!r}")
+        if qrels is None:
+            raise ValueError(
+                f"qrels must be given to score run {name!r} (or pass per-query tables)")
+        from .evaluate import evaluate  # late import: evaluate is a sibling module
+
+        scored = evaluate(qrels, run, metrics, ties=ties, queries=queries)
+        if list(scored.columns) != metrics and len(scored.columns) == len(metrics):
+            scored = scored.set_axis(metrics, axis=1)  # normalized spec names -> as asked
+        tables[name] = scored.loc[:, metrics]
+    return tables, metrics
+
+
+def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:
+    """Scores as an array (n_systems, n_metrics, n_queries), queries in one order."""
+    names = list(tables)
+    for name, t in tables.items():
+        if t.index.has_duplicates:
+            dup = t.index[t.index.duplicated()].unique()[:5].tolist()
+            raise ValueError(f"system {name!r} scores queries more than once: {dup!r}")
+    index = tables[names[0]].index
+    if queries == "qrels":
+        for t in tables.values():
+            index = index.union(t.index, sort=False)
+    else:
+        for name in names[1:]:
+            other = tables[name].index
+            missing = index.difference(other, sort=False)
+            extra = other.difference(index, sort=False)
+            if len(missing) or len(extra):
+                parts = []
+                if len(missing):
+                    parts.append(f"{_some(missing)} missing from {name!r}")
+                if len(extra):
+                    parts.append(f"{_some(extra)} missing from {names[0]!r}")
+                raise ValueError(
+                    "systems must score the same queries (queries='run'): "
+                    + "; ".join(parts) + "; use queries='qrels' to score missing queries 0")
+    blocks = []
+    for name, t in tables.items():
+        t = t.reindex(index, fill_value=0.0) if queries == "qrels" else t.reindex(index)
+        try:
+            values = t.to_numpy(dtype=np.float64).T
+        except (TypeError, ValueError):
+            raise ValueError(f"system {name!r}: scores must be numbers") from None
+        bad = ~np.isfinite(values)
+        if bad.any():
+            m, q = np.argwhere(bad)[0]
+            raise ValueError(
+                f"system {name!r}: scores must be finite, got {values[m, q]!r} for "
+                f"metric {metrics[m]!r}, query {index[q]!r}")
+        blocks.append(values)
+    return np.stack(blocks)
+
+
+def _some(ids, k: int = 5) -> str:
+    shown = ", ".join(repr(x) for x in list(ids[:k]))
+    more = f" and {len(ids) - k} more" if len(ids) > k else ""
+    return f"{len(ids)} quer{'y' if len(ids) == 1 else 'ies'} ({shown}{more})"
+
+
+# ------------------------------------------------------------------- paired kernels
+
+
+def _paired_stats(a: np.ndarray, b: np.ndarray, *, test: str, alpha: float,
+                  n_resamples: int, seed, bootstrap_ci: str = "bca") -> dict:
+    """Paired statistics of rows of ``a`` against rows of ``b``; trusts its input.
+
+    ``a`` and ``b``: float arrays (n_comparisons, n_queries), queries aligned,
+    n_queries >= 2. Returns arrays (n_comparisons,): diff, ci_low, ci_high, p_value,
+    effect_size.
+    """
+    d = a - b
+    diff = d.mean(axis=1)
+    sd = d.std(axis=1, ddof=1)
+    spread = d.max(axis=1) - d.min(axis=1)
+    zero = ~d.any(axis=1)  # identical systems
+    const = (spread == 0) & ~zero  # nonzero constant difference
+    regular = ~zero & ~const
+
+    effect = np.zeros(len(d))
+    effect[regular] = diff[regular] / sd[regular]
+    effect[const] = np.copysign(np.inf, diff[const])
+    ci_low = np.where(const, diff, 0.0)
+    ci_high = ci_low.copy()
+    p = np.ones(len(d))
+    p[const] = 0.0  # t-test: t = +-inf; replaced below for the resampling tests
+
+    if test in ("t", "randomization") and regular.any():
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            # scipy warns of "catastrophic cancellation" for nearly equal systems.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            t = stats.ttest_rel(a[regular], b[regular], axis=1)
+            ci = t.confidence_interval(confidence_level=1 - alpha)
+        ci_low[regular], ci_high[regular] = ci.low, ci.high
+        if test == "t":
+            p[regular] = t.pvalue
+    if test == "randomization":
+        todo = ~zero
+        p[todo] = _randomization_pvalues(d[todo], n_resamples, np.random.default_rng(seed))
+    elif test == "bootstrap":
+        todo = ~zero
+        pb, lo, hi = _bootstrap(d[todo], alpha, n_resamples,
+                                np.random.default_rng(seed), bootstrap_ci)
+        p[todo] = pb
+        lo[const[todo]] = diff[const]  # degenerate BCa: the interval is the constant
+        hi[const[todo]] = diff[const]
+        ci_low[todo], ci_high[todo] = lo, hi
+    return {"diff": diff, "ci_low": ci_low, "ci_high": ci_high, "p_value": p,
+            "effect_size": effect}
+
+
+def _randomization_pvalues(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Two-sided paired randomization (sign-flip) test of mean(d) = 0, per row of ``d``.
+
+    Works on sums ``s @ d`` (same ordering as means). Exact when ``2**n <= n_resamples``.
+    """
+    k, n = d.shape
+    total = d.sum(axis=1)
+    # Relative tolerance: sums of n terms agree to ~n * eps, so numerically distinct
+    # but theoretically equal sums (e.g. the identity flip) still count as extreme.
+    tol = 1e-10 * np.abs(d).sum(axis=1)
+    observed = np.abs(total) - tol
+    count = np.zeros(k, dtype=np.int64)
+    batch = max(1, min(n_resamples, _BATCH_ELEMENTS // n))
+    if n < 63 and 2 ** n <= n_resamples:
+        n_total = 2 ** n
+        for start in range(0, n_total, batch):
+            codes = np.arange(start, min(start + batch, n_total), dtype=np.int64)
+            bits = ((codes[:, None] >> np.arange(n)) & 1).astype(np.float64)
+            null = 2.0 * (bits @ d.T) - total  # sum of s_i d_i with s = 2 bit - 1
+            count += (np.abs(null) >= observed).sum(axis=0)
+        return np.minimum(count / n_total, 1.0)
+    n_bytes = (n + 7) // 8
+    for start in range(0, n_resamples, batch):
+        size = min(batch, n_resamples - start)
+        packed = rng.integers(0, 256, size=(size, n_bytes), dtype=np.uint8)
+        bits = np.unpackbits(packed, axis=1, count=n).astype(np.float64)
+        null = 2.0 * (bits @ d.T) - total
+        count += (np.abs(null) >= observed).sum(axis=0)
+    return (count + 1) / (n_resamples + 1)
+
+
+def _bootstrap(d: np.ndarray, alpha: float, n_resamples: int, rng: np.random.Generator,
+               method: str = "bca"):
+    """Bootstrap of mean(d) per row: shift-method p-value and BCa/percentile interval.
+
+    Resamples with ``rng.integers(0, n, (B, n))`` in consecutive batches, the stream
+    :func:`scipy.stats.bootstrap` draws; one resample matrix is shared by every row.
+    """
+    k, n = d.shape
+    means = np.empty((n_resamples, k))
+    batch = max(1, min(n_resamples, _BATCH_ELEMENTS // n))
+    offsets = None
+    for start in range(0, n_resamples, batch):
+        size = min(batch, n_resamples - start)
+        idx = rng.integers(0, n, (size, n))
+        if offsets is None or len(offsets) != size:
+            offsets = (np.arange(size) * n)[:, None]
+        counts = np.bincount((idx + offsets).ravel(), minlength=size * n).reshape(size, n)
+        means[start:start + size] = (counts @ d.T) / n
+    theta = d.mean(axis=1)
+
+    # Shift method: mean* - mean is distributed like the mean under H0.
+    tol = 1e-10 * np.abs(d).mean(axis=1)
+    extreme = np.abs(means - theta) >= np.abs(theta) - tol
+    p = (extreme.sum(axis=0) + 1) / (n_resamples + 1)
+
+    a = alpha / 2
+    if method == "percentile":
+        lo_q = np.full(k, a)
+        hi_q = np.full(k, 1 - a)
+    else:  # BCa, following scipy.stats._resampling._bca_interval
+        below = (means < theta).sum(axis=0) + (means <= theta).sum(axis=0)
+        with np.errstate(all="ignore"):
+            z0 = special.ndtri(below / (2 * n_resamples))
+            u = d - theta[:, None]  # jackknife of the mean: U_i = d_i - mean
+            acc = (u ** 3).sum(axis=1) / (6 * ((u ** 2).sum(axis=1)) ** 1.5)
+            z = special.ndtri(a)
+            num1, num2 = z0 + z, z0 - z
+            lo_q = special.ndtr(z0 + num1 / (1 - acc * num1))
+            hi_q = special.ndtr(z0 + num2 / (1 - acc * num2))
+    lo = np.full(k, np.nan)
+    hi = np.full(k, np.nan)
+    ok = np.isfinite(lo_q) & np.isfinite(hi_q)
+    for j in np.flatnonzero(ok):  # a loop over comparisons, not queries
+        lo[j], hi[j] = np.quantile(means[:, j], [lo_q[j], hi_q[j]])
+    return p, lo, hi
+
+
+# ------------------------------------------------------------------------ corrections
+
+
+def adjust_pvalues(p_values, method: str | None = "holm") -> np.ndarray:
+    """Adjust p-values for multiple comparisons.
+
+    Parameters
+    ----------
+    p_values : array-like of shape (m,)
+        p-values of one family of tests, each in [0, 1].
+    method : {"holm", "bonferroni", "bh", "none"} or None, default="holm"
+        ``"bonferroni"``: ``min(1, m p_i)`` (controls the family-wise error rate).
+        ``"holm"``: Holm's (1979) step-down, ``p~_(i) = max_{j<=i} min(1, (m-j+1) p_(j))``
+        for p-values sorted ascending (FWER, uniformly more powerful than Bonferroni).
+        ``"bh"``: Benjamini & Hochberg (1995), controls the false discovery rate,
+        computed by :func:`scipy.stats.false_discovery_control`.
+        ``"none"``/None: unchanged.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        Adjusted p-values, in the input order; reject when ``adjusted < alpha``.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm")
+    array([0.03, 0.06, 0.06])
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "bonferroni")
+    array([0.03, 0.12, 0.09])
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "bh")
+    array([0.03, 0.04, 0.04])
+    """
+    method = "none" if method is None else check_option(method, CORRECTIONS, "method")
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError(f"p_values must be one-dimensional, got shape {p.shape}")
+    if p.size and (not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1):
+        raise ValueError(f"p_values must be in [0, 1], got {p_values!r}")
+    m = p.size
+    if m == 0 or method == "none":
+        return p.copy()
+    if method == "bonferroni":
+        return np.minimum(p * m, 1.0)
+    if method == "bh":
+        return stats.false_discovery_control(p, method="bh")
+    order = np.argsort(p, kind="stable")
+    stepped = np.maximum.accumulate(np.minimum((m - np.arange(m)) * p[order], 1.0))
+    out = np.empty(m)
+    out[order] = stepped
+    return out
+
+
+# -------------------------------------------------------------------------- reporting
+
+
+def _fmt_num(x, digits: int, sign: bool = False) -> str:
+    if not np.isfinite(x):
+        return "inf" if x > 0 else ("-inf" if x < 0 else "nan")
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def _fmt_p(p, digits: int) -> str:
+    floor = 10.0 ** -digits
+    return f"<{floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
+
+
+def _display_frame(table: pd.DataFrame, digits: int, mark: str) -> pd.DataFrame:
+    """The table as strings: the columns a reader wants, the mark on significant diffs."""
+    missing = [c for c in COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"table must be a compare() result; missing columns {missing!r}")
+    conf = 1 - float(table.attrs.get("alpha", 0.05))
+    rows = {
+        "System": table["system"].astype(str),
+        "Baseline": table["baseline"].astype(str),
+        "Metric": table["metric"].astype(str),
+        "Mean": [_fmt_num(x, digits) for x in table["mean"]],
+        "Diff": [_fmt_num(x, digits, sign=True) + (mark if s else "")
+                 for x, s in zip(table["diff"], table["significant"])],
+        f"{conf:.0%} CI": [f"[{_fmt_num(lo, digits, True)}, {_fmt_num(hi, digits, True)}]"
+                           for lo, hi in zip(table["ci_low"], table["ci_high"])],
+        "p": [_fmt_p(p, digits) for p in table["p_value"]],
+        "p adj.": [_fmt_p(p, digits) for p in table["p_adjusted"]],
+        "d": [_fmt_num(x, 2, sign=True) for x in table["effect_size"]],
+    }
+    return pd.DataFrame(rows)
+
+
+def _note(table: pd.DataFrame, mark: str) -> str:
+    attrs = table.attrs
+    alpha = attrs.get("alpha", 0.05)
+    correction = attrs.get("correction", "holm")
+    test = attrs.get("test", "t")
+    tests = {"t": "paired t-test", "randomization": "paired randomization test",
+             "bootstrap": "paired bootstrap test"}
+    corr = "no correction" if correction == "none" else f"{correction} correction per metric"
+    return (f"{mark} significant at alpha = {alpha:g} ({tests.get(test, test)}, {corr}); "
+            "d: paired Cohen's d.")
+
+
+def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†") -> str:
+    """Render a :func:`compare` table as a Markdown (pipe) table with significance marks.
+
+    No dependency beyond pandas (``tabulate`` is not needed).
+
+    Parameters
+    ----------
+    table : DataFrame
+        The result of :func:`compare`.
+    digits : int, default=4
+        Decimals of means, differences, intervals and p-values (smaller p-values print
+        as ``<0.0001``); effect sizes get 2.
+    mark : str, default="†"
+        Appended to the difference when ``significant`` (``p_adjusted < alpha``).
+
+    Returns
+    -------
+    str
+        The table, then a line explaining the mark, test and correction.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
+    >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
+    >>> print(to_markdown(compare(None, {"bm25": a, "neural": b}, "AP")))
+    | System | Baseline | Metric | Mean   | Diff     | 95% CI             | p      | p adj. | d     |
+    | ------ | -------- | ------ | ------ | -------- | ------------------ | ------ | ------ | ----- |
+    | neural | bm25     | AP     | 0.4250 | +0.1250† | [+0.0454, +0.2046] | 0.0154 | 0.0154 | +2.50 |
+    <BLANKLINE>
+    † significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.
+    """
+    digits = _check_digits(digits)
+    frame = _display_frame(table, digits, mark)
+
+    def cell(s) -> str:
+        return str(s).replace("|", "\\|")
+
+    header = [cell(c) for c in frame.columns]
+    body = [[cell(v) for v in row] for row in frame.itertuples(index=False)]
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+
+    def line(cells) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
+
+    out = [line(header), line(["-" * w for w in widths])] + [line(r) for r in body]
+    return "\n".join(out) + "\n\n" + _note(table, mark)
+
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+    "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(s: str) -> str:
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in s)
+
+
+def to_latex(table: pd.DataFrame, *, digits: int = 4, mark: str = r"$^\dagger$",
+             caption: str | None = None, label: str | None = None) -> str:
+    r"""Render a :func:`compare` table as a LaTeX ``tabular`` (booktabs) with marks.
+
+    Needs ``\usepackage{booktabs}``. Text cells are escaped; the mark is inserted
+    verbatim. With ``caption`` or ``label``, the tabular is wrapped in a ``table``
+    environment.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The result of :func:`compare`.
+    digits : int, default=4
+        Decimals, as in :func:`to_markdown`.
+    mark : str, default="$^\\dagger$"
+        LaTeX appended to a significant difference.
+    caption, label : str or None
+        Optional ``\caption`` and ``\label``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"P@5": [0.2, 0.4, 0.0, 0.6]})
+    >>> b = pd.DataFrame({"P@5": [0.4, 0.6, 0.2, 0.6]})
+    >>> print(to_latex(compare(None, {"run_a": a, "run_b": b}, "P@5")))
+    \begin{tabular}{lllrrrrrr}
+    \toprule
+    System & Baseline & Metric & Mean & Diff & 95\% CI & p & p adj. & d \\
+    \midrule
+    run\_b & run\_a & P@5 & 0.4500 & +0.1500 & [-0.0091, +0.3091] & 0.0577 & 0.0577 & +1.50 \\
+    \bottomrule
+    \multicolumn{9}{l}{\footnotesize $^\dagger$ significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.} \\
+    \end{tabular}
+    """
+    digits = _check_digits(digits)
+    frame = _display_frame(table, digits, "\0")  # placeholder: the mark is not escaped
+    cols = list(frame.columns)
+
+    def cell(s) -> str:
+        return _latex_escape(str(s)).replace("\0", mark)
+
+    lines = [r"\begin{tabular}{" + "lll" + "r" * (len(cols) - 3) + "}", r"\toprule",
+             " & ".join(cell(c) for c in cols) + r" \\", r"\midrule"]
+    lines += [" & ".join(cell(v) for v in row) + r" \\" for row in frame.itertuples(index=False)]
+    note = _latex_escape(_note(table, "\0")).replace("\0", mark)
+    lines += [r"\bottomrule",
+              rf"\multicolumn{{{len(cols)}}}{{l}}{{\footnotesize {note}}} \\",
+              r"\end{tabular}"]
+    body = "\n".join(lines)
+    if caption is None and label is None:
+        return body
+    head = [r"\begin{table}", r"\centering"]
+    if caption is not None:
+        head.append(rf"\caption{{{_latex_escape(caption)}}}")
+    if label is not None:
+        head.append(rf"\label{{{label}}}")
+    return "\n".join(head + [body, r"\end{table}"])
+
+
+def style(table: pd.DataFrame, *, digits: int = 4, mark: str = "†"):
+    """A pandas Styler showing a :func:`compare` table readably in Jupyter.
+
+    Numbers formatted to ``digits`` decimals (p-values below ``10**-digits`` as
+    ``<0.0001``), the ``significant`` column shown as ``mark``, significant rows'
+    difference and adjusted p-value in bold, the index hidden, and a caption naming
+    the test and correction. pandas' Styler needs ``jinja2`` (installed with
+    jupyterlab; not a core dependency of rankkit), so it is imported only here.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The result of :func:`compare`.
+    digits : int, default=4
+    mark : str, default="†"
+
+    Returns
+    -------
+    pandas.io.formats.style.Styler
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
+    >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
+    >>> html = style(compare(None, {"bm25": a, "neural": b}, "AP")).to_html()
+    >>> "0.1250" in html and "†" in html
+    True
+    """
+    digits = _check_digits(digits)
+    _display_frame(table, digits, mark)  # validates the columns
+    try:
+        import jinja2  # noqa: F401  (pandas' Styler renders with jinja2)
+    except ImportError as exc:  # pragma: no cover - jinja2 ships with jupyter
+        raise ImportError("style() needs jinja2 (pip install jinja2)") from exc
+
+    def num(x):
+        return _fmt_num(x, digits)
+
+    def signed(x):
+        return _fmt_num(x, digits, sign=True)
+
+    formats = {
+        "mean": num, "baseline_mean": num, "diff": signed, "ci_low": signed, "ci_high": signed,
+        "p_value": lambda p: _fmt_p(p, digits), "p_adjusted": lambda p: _fmt_p(p, digits),
+        "effect_size": lambda x: _fmt_num(x, 2, sign=True),
+        "significant": lambda s: mark if s else "",
+    }
+    sig = table["significant"].to_numpy()
+
+    def bold(col):
+        return ["font-weight: bold" if s else "" for s in sig]
+
+    return (table.style
+            .format({k: v for k, v in formats.items() if k in table.columns})
+            .apply(bold, subset=["diff", "p_adjusted"], axis=0)
+            .hide(axis="index")
+            .set_caption(_note(table, mark)))
+
+
+def _check_digits(digits) -> int:
+    if not _is_int(digits) or digits < 0:
+        raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
+    return int(digits)
+
+
+__all__ = ["compare", "adjust_pvalues", "style", "to_markdown", "to_latex"]
