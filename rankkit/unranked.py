@@ -1,10 +1,102 @@
-"""STUB: to be written (see the issue). Every name below is part of the public contract."""
+"""Unranked (regression) metrics: errors of predicted relevance, blind to the order.
+
+Source 000 starts from them to show why ranking needs its own metrics: mean squared error
+weighs every document alike, so a prediction with a *lower* error can still put an
+irrelevant document first (see the example of :func:`mse`).
+
+Inputs follow :mod:`rankkit.pairwise`: a 1-D list gives a Python float, a 2-D array one
+value per row, a list of lists may be ragged; NaN/inf and mismatched shapes raise
+``ValueError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .pairwise import FloatOrArray, _as_pair
+
+__all__ = ["mse", "mae"]
 
 
-def mse(*args, **kwargs):
-    raise NotImplementedError("mse")
+def _mean_error(y_true: Any, y_pred: Any, power: int) -> FloatOrArray:
+    rt, rp = _as_pair(y_true, y_pred, "y_true", "y_pred")
+    valid = np.arange(rt.values.shape[1]) < rt.lengths[:, None]
+    error = np.abs(rt.values - rp.values) ** power
+    total = np.where(valid, error, 0.0).sum(axis=1)
+    out = np.divide(total, rt.lengths, out=np.full(total.shape, np.nan), where=rt.lengths > 0)
+    return rt.result(out)
 
 
-def mae(*args, **kwargs):
-    raise NotImplementedError("mae")
+def mse(y_true: Any, y_pred: Any) -> FloatOrArray:
+    """Mean squared error between true and predicted relevance, per query.
 
+    MSE = (1/n) sum_i (y_i - yhat_i)^2 over the n documents of a query.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or (n_queries, n), or list of lists
+        True relevance (any finite numbers); rows may be ragged.
+    y_pred : array-like, same shape as ``y_true``
+        Predicted relevance.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        Equal to ``sklearn.metrics.mean_squared_error(y_true, y_pred)`` for one list; a
+        query with no document has no mean and gives ``nan``.
+
+    Notes
+    -----
+    Source 000 ("未排序的度量标准"): MSE treats all documents alike, so it is a poor
+    ranking metric -- in the example below the prediction with the lower MSE ranks an
+    irrelevant document first.
+
+    Examples
+    --------
+    Document 0 is the only relevant one. ``p1`` ranks it first, ``p2`` second, yet ``p2``
+    has the lower error:
+
+    >>> y = [1, 0, 0, 0, 0]
+    >>> p1, p2 = [0.6, 0.5, 0.5, 0.5, 0.5], [0.3, 0.4, 0.0, 0.0, 0.0]
+    >>> round(mse(y, p1), 4), round(mse(y, p2), 4)
+    (0.232, 0.13)
+    >>> mse([[1, 0], [2, 2]], [[0, 0], [1, 3]])
+    array([0.5, 1. ])
+    """
+    return _mean_error(y_true, y_pred, 2)
+
+
+def mae(y_true: Any, y_pred: Any) -> FloatOrArray:
+    """Mean absolute error between true and predicted relevance, per query.
+
+    MAE = (1/n) sum_i |y_i - yhat_i| over the n documents of a query.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or (n_queries, n), or list of lists
+        True relevance (any finite numbers); rows may be ragged.
+    y_pred : array-like, same shape as ``y_true``
+        Predicted relevance.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        Equal to ``sklearn.metrics.mean_absolute_error(y_true, y_pred)`` for one list; a
+        query with no document gives ``nan``.
+
+    Notes
+    -----
+    Source 000 lists MAE with (R)MSE among the unranked metrics: like MSE it ignores
+    the order, as the example shows (the same lower error for the worse ranking).
+
+    Examples
+    --------
+    >>> y = [1, 0, 0, 0, 0]
+    >>> round(mae(y, [0.6, 0.5, 0.5, 0.5, 0.5]), 4), round(mae(y, [0.3, 0.4, 0.0, 0.0, 0.0]), 4)
+    (0.48, 0.22)
+    >>> mae([[1, 0], [2, 2, 5]], [[0, 0], [1, 3, 5]])
+    array([0.5       , 0.66666667])
+    """
+    return _mean_error(y_true, y_pred, 1)
