@@ -132,7 +132,7 @@ REGISTRY: dict[str, MetricInfo] = {
 #: Other names for registry entries (a spec may add parameters and @k to them).
 NAME_ALIASES: dict[str, str] = {
     "map": "AP", "ndcg": "nDCG", "recip_rank": "RR", "MRR": "RR", "R-prec": "Rprec",
-    "R_prec": "Rprec", "Precision": "P", "Recall": "R", "rbp": "RBP",
+    "R_prec": "Rprec", "Precision": "P", "Recall": "R",
 }
 
 #: trec_eval's parameterised measure names -> the spec they stand for.
@@ -144,6 +144,10 @@ TREC_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"ndcg_cut_(\d+)", "nDCG@{0}"),
         (r"success_(\d+)", "success@{0}"),
         (r"iprec_at_recall_(\d*\.?\d+)", "iprec(recall={0})"),
+        # trec_eval's rbp has p = 0.9; on graded qrels it also rescales each query's
+        # gains by that query's largest label, which RBP(max_grade=...) does not do.
+        (r"rbp", "RBP(p=0.9)"),
+        (r"rbp_resid", "RBP_residual(p=0.9)"),
     ]
 )
 

@@ -1,0 +1,333 @@
+"""Tests of rankkit.evaluate: spec parser, registry, score, aggregate, evaluate."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankkit as rk
+from rankkit.evaluate import (
+    REGISTRY,
+    Metric,
+    aggregate,
+    evaluate,
+    expand_metrics,
+    parse_metric,
+    score,
+)
+
+# --------------------------------------------------------------------------- specs
+
+
+@pytest.mark.parametrize(
+    "spec, name, params, k",
+    [
+        ("nDCG@10", "nDCG", {}, 10),
+        ("nDCG(gain='exp')@10", "nDCG", {"gain": "exp"}, 10),
+        ("nDCG(gain=exp)@10", "nDCG", {"gain": "exp"}, 10),  # bare word is a string
+        ("AP(normalize='min_k')@5", "AP", {"normalize": "min_k"}, 5),
+        ("RBP(p=0.9)", "RBP", {"p": 0.9}, None),
+        ("P(rel=2)@5", "P", {"rel": 2}, 5),
+        (" P ( rel = 2 ) @ 5 ", "P", {"rel": 2}, 5),
+        ("iprec(recall=0.1)", "iprec", {"recall": 0.1}, None),
+        ("ERR(p=0.5, max_grade=3)@20", "ERR", {"p": 0.5, "max_grade": 3}, 20),
+        ("nDCG(gain={1: 3, 2: 9})", "nDCG", {"gain": {1: 3, 2: 9}}, None),
+        # trec_eval names
+        ("map", "AP", {}, None),
+        ("map_cut_10", "AP", {}, 10),
+        ("ndcg", "nDCG", {}, None),
+        ("ndcg_cut_10", "nDCG", {}, 10),
+        ("P_10", "P", {}, 10),
+        ("recip_rank", "RR", {}, None),
+        ("recall_100", "R", {}, 100),
+        ("Rprec", "Rprec", {}, None),
+        ("R-prec", "Rprec", {}, None),
+        ("bpref", "bpref", {}, None),
+        ("success_10", "success", {}, 10),
+        ("num_ret", "num_ret", {}, None),
+        ("num_rel", "num_rel", {}, None),
+        ("num_rel_ret", "num_rel_ret", {}, None),
+        ("iprec_at_recall_0.10", "iprec", {"recall": 0.1}, None),
+        ("rbp", "RBP", {"p": 0.9}, None),
+        ("rbp_resid", "RBP_residual", {"p": 0.9}, None),
+        # aliases take parameters and cutoffs too; case-insensitive fallback
+        ("map@10", "AP", {}, 10),
+        ("MRR@10", "RR", {}, 10),
+        ("ndcg(gain='exp')@3", "nDCG", {"gain": "exp"}, 3),
+        ("NDCG@3", "nDCG", {}, 3),
+    ],
+)
+def test_parse_metric(spec, name, params, k):
+    m = parse_metric(spec)
+    assert (m.name, m.kwargs, m.k) == (name, params, k)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["nDCG@10", "nDCG(gain='exp')@10", "AP(normalize='min_k')@5", "RBP(p=0.9)", "P(rel=2)@5",
+     "iprec(recall=0.25)", "ERR(p=0.5, max_grade=3)@20", "AP(rel=2, normalize='retrieved')@7",
+     "nDCG(gain={1: 3, 2: 9.5})@4", "bpref", "num_rel(rel=2)"],
+)
+def test_canonical_spec_prints_back_exactly(spec):
+    m = parse_metric(spec)
+    assert str(m) == spec
+    assert parse_metric(str(m)) == m
+    assert hash(parse_metric(spec)) == hash(m)
+
+
+def test_parameters_print_in_registry_order_whatever_the_spec_order():
+    assert str(parse_metric("AP(normalize='min_k', rel=2)@5")) == "AP(rel=2, normalize='min_k')@5"
+
+
+def test_aliases_print_canonically():
+    assert [str(parse_metric(s)) for s in ["map", "ndcg_cut_10", "P_5", "recip_rank", "recall_100",
+                                           "success_10", "iprec_at_recall_0.10"]] == [
+        "AP", "nDCG@10", "P@5", "RR", "R@100", "success@10", "iprec(recall=0.1)"]
+
+
+def test_metric_passes_through_and_is_callable():
+    m = parse_metric("P@2")
+    assert parse_metric(m) is m
+    assert m([1, 0, 1]) == 0.5
+    assert parse_metric("nDCG(gain='exp')@3")([[3, 2, 0]]).round(4).tolist() == [1.0]
+
+
+def test_unknown_metric_lists_known_ones():
+    with pytest.raises(ValueError, match=r"unknown metric 'foo'; known metrics: P, R, Rprec, .*nDCG.*map.*ndcg_cut_k"):
+        parse_metric("foo@10")
+
+
+@pytest.mark.parametrize("spec, value", [("P@0", "0"), ("P@-1", "-1"), ("nDCG@x", "'x'"), ("AP@2.5", "'2.5'")])
+def test_k_must_be_positive_integer(spec, value):
+    with pytest.raises(ValueError, match=rf"k must be a positive integer, got {value}"):
+        parse_metric(spec)
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("P(foo=1)@5", r"metric P does not take parameter\(s\) foo \(allowed: rel\)"),
+        ("num_ret(rel=2)", r"metric num_ret does not take parameter\(s\) rel \(allowed: none\)"),
+        ("nDCG(p=0.5, q=1)", r"does not take parameter\(s\) p, q \(allowed: gain\)"),
+        ("P(2)@5", r"parameters must be named"),
+        ("P(rel=)@5", r"cannot parse the parameters"),
+        ("P(rel=1+x)@5", r"the value of 'rel' must be a literal"),
+        ("iprec", r"metric iprec needs parameter\(s\) recall"),
+        ("Rprec@10", r"metric Rprec takes no cutoff @k"),
+        ("bpref@10", r"metric bpref takes no cutoff @k"),
+        ("P@5@6", r"cannot parse metric spec"),
+        ("", r"cannot parse metric spec"),
+    ],
+)
+def test_bad_specs(spec, message):
+    with pytest.raises(ValueError, match=message):
+        parse_metric(spec)
+
+
+def test_spec_must_be_a_string():
+    with pytest.raises(ValueError, match="a metric spec must be a string or Metric, got int"):
+        parse_metric(10)
+    with pytest.raises(ValueError, match="a metric spec must be a string or Metric, got int"):
+        expand_metrics(["P@5", 3])
+
+
+def test_expand_trec_eval_parameter_lists():
+    columns = expand_metrics(["P.5,7,3", "recall.20,2000", "ndcg_cut.10,20,23.4", "success.2,5,20",
+                              "iprec_at_recall..10,.20,.25,.75,.50", "ndcg.1=3,2=9,4=4.5"])
+    assert {c: str(m) for c, m in columns.items()} == {
+        "P_3": "P@3", "P_5": "P@5", "P_7": "P@7",
+        "recall_20": "R@20", "recall_2000": "R@2000",
+        "ndcg_cut_10": "nDCG@10", "ndcg_cut_20": "nDCG@20", "ndcg_cut_23": "nDCG@23",
+        "success_2": "success@2", "success_5": "success@5", "success_20": "success@20",
+        "iprec_at_recall_0.10": "iprec(recall=0.1)", "iprec_at_recall_0.20": "iprec(recall=0.2)",
+        "iprec_at_recall_0.25": "iprec(recall=0.25)", "iprec_at_recall_0.50": "iprec(recall=0.5)",
+        "iprec_at_recall_0.75": "iprec(recall=0.75)",
+        "ndcg_1=3,2=9,4=4.5": "nDCG(gain={1.0: 3.0, 2.0: 9.0, 4.0: 4.5})",
+    }
+
+
+def test_expand_keeps_order_names_as_written_and_drops_repeats():
+    columns = expand_metrics(["ndcg_cut_10", " nDCG@10 ", parse_metric("AP@5"), "ndcg_cut_10"])
+    assert list(columns) == ["ndcg_cut_10", "nDCG@10", "AP@5"]
+    assert expand_metrics("P@5") == {"P@5": Metric("P", (), 5)}
+    with pytest.raises(ValueError, match="at least one metric"):
+        expand_metrics([])
+
+
+def test_every_registry_entry_runs_on_a_small_ranking():
+    r = rk.as_rankings([[2, 0, 1, 0], [0, 0, 0, 1]])
+    for name, info in REGISTRY.items():
+        spec = name + ("(recall=0.5)" if name == "iprec" else "") + ("@3" if info.cutoff else "")
+        values = np.asarray(parse_metric(spec)(r))
+        assert values.shape == (2,), name
+        assert np.all(np.isfinite(values)), name
+
+
+# --------------------------------------------------------------------------- score
+
+
+def test_score_hand_computed():
+    table = score([[1, 0, 1], [0, 0, 2]], ["P@2", "RR", "num_rel_ret", "AP", "nDCG(gain='exp')@3"])
+    assert list(table.columns) == ["P@2", "RR", "num_rel_ret", "AP", "nDCG(gain='exp')@3"]
+    assert table.index.name == "query_id"
+    np.testing.assert_allclose(table["P@2"], [0.5, 0.0])
+    np.testing.assert_allclose(table["RR"], [1.0, 1 / 3])
+    np.testing.assert_allclose(table["num_rel_ret"], [2, 1])
+    np.testing.assert_allclose(table["AP"], [(1 + 2 / 3) / 2, 1 / 3])
+    # exp gain: DCG = 1 + 1/log2(4) = 1.5; ideal = 1 + 1/log2(3)
+    np.testing.assert_allclose(table["nDCG(gain='exp')@3"], [1.5 / (1 + 1 / np.log2(3)), 3 / 2 / 3])
+    assert table.attrs["metrics"]["RR"] == "RR"
+
+
+def test_score_global_rel_applies_to_binary_metrics_and_spec_rel_wins():
+    labels = [[1, 2, 0, 1]]
+    table = score(labels, ["P@2", "P(rel=1)@2", "num_rel", "nDCG@2"], rel=2)
+    assert table["P@2"].tolist() == [0.5]
+    assert table["P(rel=1)@2"].tolist() == [1.0]
+    assert table["num_rel"].tolist() == [1.0]
+    # nDCG uses the labels as gains whatever the level (as trec_eval -l does)
+    np.testing.assert_allclose(table["nDCG@2"], score(labels, ["nDCG@2"])["nDCG@2"])
+    with pytest.raises(ValueError, match="rel must be a positive number, got 0"):
+        score(labels, ["P@2"], rel=0)
+
+
+def test_score_err_max_grade_defaults_to_the_data_and_can_be_set():
+    table = score([[1, 0], [3, 0]], ["ERR", "ERR(max_grade=4)"])
+    np.testing.assert_allclose(table["ERR"], [1 / 8, 7 / 8])  # (2**g - 1) / 2**3
+    np.testing.assert_allclose(table["ERR(max_grade=4)"], [1 / 16, 7 / 16])
+    np.testing.assert_allclose(score([[1, 0]], ["ERR"], max_grade=3)["ERR"], [1 / 8])
+
+
+def test_score_bad_parameter_value_is_reported_by_the_metric():
+    with pytest.raises(ValueError, match=r"p must be in \(0, 1\), got 2"):
+        score([[1, 0]], ["RBP(p=2)"])
+    with pytest.raises(ValueError, match="normalize must be one of"):
+        score([[1, 0]], ["AP(normalize='nope')"])
+
+
+@settings(max_examples=60)
+@given(st.lists(st.lists(st.integers(0, 3), min_size=0, max_size=8), min_size=1, max_size=6),
+       st.integers(1, 10))
+def test_score_batch_equals_rows_one_at_a_time(rows, k):
+    specs = [f"P@{k}", f"R@{k}", "AP", f"nDCG@{k}", "RR", "bpref", "Rprec", f"success@{k}", "num_rel_ret"]
+    batch = score([list(map(float, row)) for row in rows], specs)
+    for i, row in enumerate(rows):
+        one = score([list(map(float, row))], specs)
+        np.testing.assert_allclose(batch.iloc[i].to_numpy(), one.iloc[0].to_numpy(), atol=1e-12)
+
+
+def test_aggregate_means_and_sums_counts():
+    table = score([[1, 0], [0, 0], [1, 1]], ["P@1", "num_rel_ret", "num_ret", "map"])
+    means = aggregate(table)
+    assert means.to_dict() == pytest.approx({"P@1": 2 / 3, "num_rel_ret": 3, "num_ret": 6, "map": 2 / 3})
+
+
+def test_aggregate_of_no_queries_is_zero():
+    table = score([[1, 0]], ["P@1", "num_ret"]).iloc[:0]
+    table.attrs = {"metrics": {"P@1": "P@1", "num_ret": "num_ret"}}
+    assert aggregate(table).to_dict() == {"P@1": 0.0, "num_ret": 0.0}
+
+
+# --------------------------------------------------------------------------- evaluate
+
+QRELS = {
+    "q1": {"a": 1, "b": 0, "c": 2, "z": 1},
+    "q2": {"d": 1, "e": 0},
+    "q4": {"f": 0},  # judged, nothing relevant
+}
+RUN = {
+    "q1": {"a": 0.9, "b": 0.8, "c": 0.1, "u": 0.5},  # u unjudged
+    "q3": {"x": 1.0},  # no judgments
+    "q4": {"f": 0.3},
+}
+
+
+def _quiet(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return evaluate(*args, **kwargs)
+
+
+def test_evaluate_run_policy_scores_the_intersection_and_reports_the_rest():
+    with pytest.warns(UserWarning) as caught:
+        table = evaluate(QRELS, RUN, ["P@2", "num_rel", "num_ret", "map"])
+    messages = " | ".join(str(w.message) for w in caught)
+    assert "1 run queries have no judgments and are not scored: q3" in messages
+    assert "1 judged queries are not in the run and are not scored" in messages and "q2" in messages
+    assert list(table.index) == ["q1", "q4"]
+    assert table.index.name == "query_id"
+    assert table.loc["q1"].to_dict() == pytest.approx(
+        {"P@2": 0.5, "num_rel": 3, "num_ret": 4, "map": (1 + 2 / 4) / 3})
+    assert table.loc["q4"].to_dict() == pytest.approx({"P@2": 0, "num_rel": 0, "num_ret": 1, "map": 0})
+    assert table.attrs["unscored"] == {"q2": "not in the run", "q3": "no judgments"}
+    assert table.attrs["queries"] == "run" and table.attrs["ties"] == "docno"
+
+
+def test_evaluate_qrels_policy_scores_every_judged_query():
+    with pytest.warns(UserWarning, match="q3"):
+        table = evaluate(QRELS, RUN, ["P@2", "num_rel", "num_ret", "ndcg", "RR"], queries="qrels")
+    assert list(table.index) == ["q1", "q2", "q4"]
+    assert table.loc["q2"].to_dict() == {"P@2": 0.0, "num_rel": 1.0, "num_ret": 0.0, "ndcg": 0.0, "RR": 0.0}
+    assert table.attrs["unscored"] == {"q3": "no judgments"}
+
+
+def test_evaluate_no_warning_when_run_and_qrels_agree():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    run = {"q1": {"a": 1.0}, "q2": {"c": 1.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = evaluate(qrels, run, "P@1")
+    assert table["P@1"].tolist() == [1.0, 0.0]
+    assert table.attrs["unscored"] == {}
+
+
+def test_evaluate_ties_docno_breaks_by_document_id_descending():
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    assert _quiet(qrels, run, ["RR", "P@1"])["RR"].tolist() == [0.5]  # b before a
+    assert _quiet(qrels, run, ["RR"], ties="optimistic")["RR"].tolist() == [1.0]
+    assert _quiet(qrels, run, ["RR"], ties="pessimistic")["RR"].tolist() == [0.5]
+    assert _quiet(qrels, run, ["P@1"], ties="average")["P@1"].tolist() == [0.5]
+
+
+def test_evaluate_depth_and_rel():
+    table = _quiet(QRELS, RUN, ["num_ret", "num_rel_ret", "P@2"], depth=2, rel=2)
+    assert table.loc["q1"].to_dict() == {"num_ret": 2.0, "num_rel_ret": 0.0, "P@2": 0.0}
+
+
+def test_evaluate_trec_alias_columns_match_canonical_columns():
+    table = _quiet(QRELS, RUN, ["map", "AP", "ndcg_cut_3", "nDCG@3", "P.2,1"])
+    assert list(table.columns) == ["map", "AP", "ndcg_cut_3", "nDCG@3", "P_1", "P_2"]
+    np.testing.assert_array_equal(table["map"], table["AP"])
+    np.testing.assert_array_equal(table["ndcg_cut_3"], table["nDCG@3"])
+
+
+def test_evaluate_accepts_dataframes():
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [0.1, 0.2]})
+    assert evaluate(qrels, run, ["RR"])["RR"].tolist() == [0.5]
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"queries": "all"}, r"queries must be one of 'run', 'qrels', got 'all'"),
+        ({"ties": "random"}, r"ties must be one of 'docno', 'optimistic', 'pessimistic', 'average', got 'random'"),
+        ({"rel": -1}, r"rel must be a positive number, got -1"),
+    ],
+)
+def test_evaluate_bad_options(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        evaluate(QRELS, RUN, ["P@5"], **kwargs)
+
+
+def test_evaluate_bad_metric_fails_before_reading_inputs(tmp_path):
+    with pytest.raises(ValueError, match="unknown metric 'nope'"):
+        evaluate(tmp_path / "missing.qrels", tmp_path / "missing.run", ["P@5", "nope"])
+    with pytest.raises(ValueError, match="k must be a positive integer, got 0"):
+        evaluate(QRELS, RUN, ["P@0"])
