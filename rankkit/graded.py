@@ -114,7 +114,7 @@ def _check_max_grade(max_grade, labels: np.ndarray) -> float:
     if not (_is_real(max_grade) and np.isfinite(max_grade) and max_grade > 0):
         raise ValueError(f"max_grade must be a positive number or None, got {max_grade!r}")
     if labels.size and labels.max() > max_grade:
-        raise ValueError(f"labels must be <= max_grade={max_grade!r}, got {labels.max()!r}")
+        raise ValueError(f"labels must be <= max_grade={max_grade!r}, got {float(labels.max())!r}")
     return float(max_grade)
 
 
