@@ -453,8 +453,8 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
     rel = check_rel(rel)
     _no_ties(r, "reciprocal_rank")
     relevant = _top(r.relevant(rel), k)
-    first = np.argmax(relevant, axis=1) + 1
     found = relevant.any(axis=1)
+    first = np.argmax(relevant, axis=1) + 1 if r.depth else np.ones(r.n_queries)
     return r.result(np.where(found, 1.0 / first, 0.0))
 
 
@@ -577,7 +577,7 @@ def _check_levels(recall_levels) -> np.ndarray:
     check_finite(levels, "recall_levels")
     bad = (levels < 0) | (levels > 1)
     if bad.any():
-        raise ValueError(f"recall_levels must be in [0, 1], got {levels[bad][0]!r}")
+        raise ValueError(f"recall_levels must be in [0, 1], got {float(levels[bad][0])!r}")
     return levels
 
 

@@ -1,0 +1,633 @@
+"""Tests of rankkit.binary: the sources' worked examples, hand-computed cases, properties,
+exact expectations under ties (checked by brute force), errors, and agreement with
+trec_eval through pytrec_eval."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankkit import Rankings, as_rankings
+from rankkit.binary import (
+    STANDARD_RECALL_LEVELS,
+    average_precision,
+    bpref,
+    interpolated_precision,
+    judged,
+    num_relevant,
+    num_relevant_retrieved,
+    num_retrieved,
+    pr_curve,
+    precision,
+    r_precision,
+    recall,
+    reciprocal_rank,
+    success,
+)
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def make_rankings(queries, ties=None) -> Rankings:
+    """Build a Rankings by hand from ``(retrieved, unretrieved)`` per query.
+
+    ``retrieved`` holds the qrels label of each retrieved document in rank order, or
+    None for an unjudged one (labels < 0 are "pooled but not judged"); ``unretrieved``
+    holds the labels of the judged documents that were not retrieved.
+    """
+    n = len(queries)
+    depth = max([len(ret) for ret, _ in queries] + [0])
+    labels = np.zeros((n, depth))
+    is_judged = np.zeros((n, depth), dtype=bool)
+    lengths = np.array([len(ret) for ret, _ in queries], dtype=np.int64)
+    all_judged = []
+    for i, (ret, unret) in enumerate(queries):
+        for j, lab in enumerate(ret):
+            if lab is not None and lab >= 0:
+                labels[i, j] = lab
+                is_judged[i, j] = True
+        all_judged.append(
+            sorted([lab for lab in list(ret) + list(unret) if lab is not None and lab >= 0], reverse=True)
+        )
+    n_judged = np.array([len(a) for a in all_judged], dtype=np.int64)
+    ideal = np.zeros((n, max(n_judged.max(initial=0), 1)))
+    for i, a in enumerate(all_judged):
+        ideal[i, : len(a)] = a
+    return Rankings(
+        labels=labels, judged=is_judged, lengths=lengths, ideal=ideal, n_judged=n_judged,
+        query_ids=pd.Index([f"q{i}" for i in range(n)], name="query_id"),
+        ties=None if ties is None else np.asarray(ties, dtype=np.int64),
+    )
+
+
+def trec_eval_scores(queries) -> dict:
+    """Write the queries as a run + qrels and score them with pytrec_eval (trec_eval)."""
+    qrels, run = {}, {}
+    for i, (ret, unret) in enumerate(queries):
+        qid = f"q{i}"
+        qrels[qid], run[qid] = {}, {}
+        for j, lab in enumerate(ret):
+            doc = f"r{j:04d}"
+            run[qid][doc] = float(len(ret) - j)  # distinct, descending: the order is unambiguous
+            if lab is not None:
+                qrels[qid][doc] = int(lab)
+        for j, lab in enumerate(unret):
+            qrels[qid][f"u{j:04d}"] = int(lab)
+    measures = {"P", "recall", "map", "map_cut", "recip_rank", "Rprec", "success", "bpref",
+                "iprec_at_recall", "num_rel_ret", "num_ret", "num_rel"}
+    return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+
+
+def ours(r: Rankings) -> dict[str, np.ndarray]:
+    out = {
+        "P_5": precision(r, k=5), "P_10": precision(r, k=10),
+        "recall_5": recall(r, k=5), "recall_100": recall(r, k=100),
+        "map": average_precision(r),
+        "map_cut_5": average_precision(r, k=5), "map_cut_10": average_precision(r, k=10),
+        "recip_rank": reciprocal_rank(r), "Rprec": r_precision(r),
+        "success_1": success(r, k=1), "success_5": success(r, k=5), "success_10": success(r, k=10),
+        "bpref": bpref(r),
+        "num_rel_ret": num_relevant_retrieved(r), "num_ret": num_retrieved(r),
+        "num_rel": num_relevant(r),
+    }
+    iprec = interpolated_precision(r)
+    for j, level in enumerate(STANDARD_RECALL_LEVELS):
+        out[f"iprec_at_recall_{level:.2f}"] = iprec[:, j]
+    return out
+
+
+def assert_agrees_with_trec_eval(queries) -> None:
+    expected = trec_eval_scores(queries)
+    got = ours(make_rankings(queries))
+    for i in range(len(queries)):
+        for name, values in got.items():
+            assert values[i] == pytest.approx(expected[f"q{i}"][name], abs=1e-9), (i, name)
+
+
+def brute_force(metric, labels, groups, **kwargs) -> float:
+    """Average ``metric`` over every order of the documents inside each tie group."""
+    labels = np.asarray(labels, dtype=float)
+    groups = np.asarray(groups)
+    spans = [np.flatnonzero(groups == g) for g in dict.fromkeys(groups.tolist())]
+    values = []
+    for orders in itertools.product(*(itertools.permutations(s) for s in spans)):
+        perm = np.empty(len(labels), dtype=int)
+        for span, order in zip(spans, orders):
+            perm[span] = order
+        values.append(metric(labels[perm], **kwargs))
+    return float(np.mean(values))
+
+
+def tied(labels, groups) -> Rankings:
+    """A one-query Rankings with tie groups; the groups label runs of consecutive ranks."""
+    labels = np.asarray(labels, dtype=float)[None, :]
+    r = as_rankings(labels)
+    return Rankings(
+        labels=r.labels, judged=r.judged, lengths=r.lengths, ideal=r.ideal,
+        n_judged=r.n_judged, query_ids=r.query_ids, ties=np.asarray(groups, dtype=np.int64)[None, :],
+    )
+
+
+def apk_labels(actual, predicted) -> list[int]:
+    """Ben Hamner's apk as labels: relevant if in ``actual`` and not predicted earlier."""
+    seen, out = set(), []
+    for p in predicted:
+        out.append(int(p in actual and p not in seen))
+        seen.add(p)
+    return out
+
+
+def reference_apk(actual, predicted, k=10) -> float:
+    """ml_metrics.apk (Ben Hamner), transcribed from its published definition."""
+    predicted = predicted[:k]
+    score, hits = 0.0, 0.0
+    for i, p in enumerate(predicted):
+        if p in actual and p not in predicted[:i]:
+            hits += 1.0
+            score += hits / (i + 1.0)
+    return score / min(len(actual), k) if actual else 0.0
+
+
+label_rows = st.lists(st.integers(0, 2), min_size=0, max_size=25)
+
+
+# --------------------------------------------------------------------------- source 000
+
+
+def test_source000_precision_recall_at_5():
+    # 7 documents A..G; A, C, G relevant in the top 5, F relevant below it.
+    ranking = [1, 0, 1, 0, 1, 1, 0]
+    assert precision(ranking, k=5) == pytest.approx(3 / 5)
+    assert recall(ranking, k=5) == pytest.approx(3 / 4)
+    # Only the 5 shown labels, with the relevant count given.
+    assert recall(ranking[:5], k=5, n_relevant=4) == pytest.approx(3 / 4)
+    assert precision(ranking[:5]) == pytest.approx(3 / 5)
+
+
+def test_source000_average_precision_at_5():
+    q1 = [1, 0, 1, 1, 0]  # relevant at 1, 3, 4
+    q2 = [0, 1, 0, 1, 1]  # relevant at 2, 4, 5
+    assert average_precision(q1, k=5, normalize="retrieved") == pytest.approx(0.81, abs=0.005)
+    assert average_precision(q2, k=5, normalize="retrieved") == pytest.approx(0.53, abs=0.005)
+    assert average_precision(q1, k=5, normalize="retrieved") == pytest.approx((1 + 2 / 3 + 3 / 4) / 3)
+    assert average_precision(q2, k=5) == pytest.approx((1 / 2 + 2 / 4 + 3 / 5) / 3)
+    # "relevant" agrees when R = 3, and divides by R when a relevant document is missed.
+    assert average_precision(q1, k=5) == pytest.approx(average_precision(q1, k=5, normalize="retrieved"))
+    assert average_precision(q1 + [1], k=5) == pytest.approx((1 + 2 / 3 + 3 / 4) / 4)
+    assert average_precision(q1 + [1], k=5, normalize="retrieved") == pytest.approx(0.81, abs=0.005)
+
+
+# --------------------------------------------------------------------------- source 001
+
+
+def test_source001_mrr():
+    # The table read column by column: first relevant at ranks 2, 1, 3.
+    queries = [[0, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0]]
+    rr = reciprocal_rank(queries)
+    np.testing.assert_allclose(rr, [1 / 2, 1, 1 / 3])
+    assert rr.mean() == pytest.approx(0.61, abs=0.005)
+
+
+def test_source001_map_at_5_exercise():
+    # The 2-column table read row by row.
+    queries = [[1, 0, 1, 0, 1], [0, 1, 0, 1, 0]]
+    ap = average_precision(queries, k=5)
+    np.testing.assert_allclose(ap, [(1 + 2 / 3 + 3 / 5) / 3, (1 / 2 + 2 / 4) / 2])
+    assert ap.mean() == pytest.approx((34 / 45 + 1 / 2) / 2)  # 0.6278
+
+
+# --------------------------------------------------------------------------- source 002
+
+RANKING_1 = [1, 0, 1, 1, 1, 1, 0, 0, 0, 1]  # O X O O O O X X X O
+RANKING_2 = [0, 1, 0, 0, 1, 1, 1, 0, 1, 1]  # X O X X O O O X O O
+
+
+@pytest.mark.parametrize(
+    "ranking, recalls, precisions",
+    [
+        (
+            RANKING_1,
+            ["1/6", "1/6", "2/6", "3/6", "4/6", "5/6", "5/6", "5/6", "5/6", "6/6"],
+            ["1/1", "1/2", "2/3", "3/4", "4/5", "5/6", "5/7", "5/8", "5/9", "6/10"],
+        ),
+        (
+            RANKING_2,
+            ["0/6", "1/6", "1/6", "1/6", "2/6", "3/6", "4/6", "4/6", "5/6", "6/6"],
+            # The article prints "(0/6)" first: a typo for 0/1.
+            ["0/1", "1/2", "1/3", "1/4", "2/5", "3/6", "4/7", "4/8", "5/9", "6/10"],
+        ),
+    ],
+)
+def test_source002_precision_recall_tables(ranking, recalls, precisions):
+    recalls = [float(Fraction(x)) for x in recalls]
+    precisions = [float(Fraction(x)) for x in precisions]
+    curve = pr_curve(ranking)
+    np.testing.assert_allclose(curve["recall"], recalls, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(curve["precision"], precisions, rtol=0, atol=1e-15)
+    assert curve["rank"].tolist() == list(range(1, 11))
+    for i in range(10):
+        assert precision(ranking, k=i + 1) == pytest.approx(precisions[i], abs=1e-15)
+        assert recall(ranking, k=i + 1) == pytest.approx(recalls[i], abs=1e-15)
+
+
+def test_source002_average_precision_of_the_two_rankings():
+    ap1 = (1 + 2 / 3 + 3 / 4 + 4 / 5 + 5 / 6 + 6 / 10) / 6
+    ap2 = (1 / 2 + 2 / 5 + 3 / 6 + 4 / 7 + 5 / 9 + 6 / 10) / 6
+    assert average_precision(RANKING_1) == pytest.approx(ap1, abs=1e-15)  # 0.775
+    assert average_precision(RANKING_2) == pytest.approx(ap2, abs=1e-15)  # 0.5212
+    assert ap1 > ap2  # the article: #1's errors come late, so its AP is higher
+    # AP is the area under the stepwise PR curve.
+    curve = pr_curve(RANKING_1)
+    area = (curve["precision"] * np.diff(np.r_[0.0, curve["recall"]])).sum()
+    assert area == pytest.approx(ap1, abs=1e-15)
+
+
+def test_source002_rose_example():
+    assert average_precision([0, 0, 1, 1, 1, 1]) == pytest.approx(0.525, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "period, expected", [([0, 1], 0.5), ([0, 0, 1], 1 / 3), ([0] * 9 + [1], 0.1)]
+)
+def test_source002_periodic_lists(period, expected):
+    assert average_precision(period * 30) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "actual, prediction, k, expected",
+    [
+        (range(1, 6), [6, 4, 7, 1, 2], 2, 0.25),
+        (range(1, 6), [1, 1, 1, 1, 1], 5, 0.2),
+        (range(1, 101), list(range(1, 21)) + list(range(200, 601)), 20, 1.0),
+        ([1, 3], range(1, 6), 3, 5 / 6),
+        ([1, 2, 3], [1, 1, 1], 3, 1 / 3),
+        ([1, 2, 3], [1, 2, 1], 3, 2 / 3),
+        (range(1, 6), range(1, 11), 10, 1.0),  # the first case, apk's default k = 10
+    ],
+)
+def test_source002_matlab_apk_cases(actual, prediction, k, expected):
+    actual, prediction = list(actual), list(prediction)
+    labels = apk_labels(actual, prediction)
+    got = average_precision(labels, k=k, normalize="min_k", n_relevant=len(actual))
+    assert abs(got - expected) < np.finfo(float).eps  # the Matlab tests' tolerance
+    assert got == pytest.approx(reference_apk(actual, prediction, k), abs=1e-15)
+
+
+def test_source002_plural_mrr():
+    # cat -> cats at 3, torus -> tori at 2, virus -> viruses at 1.
+    rr = reciprocal_rank([[0, 0, 1], [0, 1, 0], [1, 0, 0]], k=3)
+    assert rr.mean() == pytest.approx(0.61, abs=0.005)
+    assert rr.mean() == pytest.approx((1 / 3 + 1 / 2 + 1) / 3)
+
+
+@pytest.mark.parametrize("k, printed", [(3, 0.611), (5, 0.456), (10, 0.293)])
+def test_source002_mrr_uniform_in_top_k(k, printed):
+    # The single answer equally often at each of the top k positions: MRR = H_k / k.
+    mrr = reciprocal_rank(np.eye(k), k=k).mean()
+    assert mrr == pytest.approx(sum(1 / i for i in range(1, k + 1)) / k, abs=1e-15)
+    # The source adds rounded terms (0.33...): 0.456 for 0.4567, hence 1e-3.
+    assert abs(mrr - printed) < 1e-3
+
+
+@given(
+    actual=st.lists(st.integers(0, 15), min_size=1, max_size=8, unique=True),
+    prediction=st.lists(st.integers(0, 15), min_size=0, max_size=15),
+    k=st.integers(1, 12),
+)
+@settings(max_examples=100)
+def test_min_k_reproduces_ml_metrics_apk(actual, prediction, k):
+    labels = apk_labels(actual, prediction)
+    got = average_precision(labels, k=k, normalize="min_k", n_relevant=len(actual))
+    assert got == pytest.approx(reference_apk(actual, prediction, k), abs=1e-12)
+
+
+# --------------------------------------------------------------------------- hand-computed, edge cases
+
+
+def test_precision_divides_by_k_beyond_the_list():
+    assert precision([1, 1], k=5) == pytest.approx(0.4)
+    assert precision([1, 1, 0]) == pytest.approx(2 / 3)  # k=None: by the number retrieved
+    np.testing.assert_allclose(precision([[1, 0, 1], [1]]), [2 / 3, 1.0])  # ragged rows
+
+
+def test_empty_lists_and_no_relevant_score_zero():
+    empty = [[], [0, 0]]
+    for metric in (precision, recall, r_precision, success, average_precision,
+                   reciprocal_rank, bpref):
+        np.testing.assert_array_equal(metric(empty), [0.0, 0.0])
+    np.testing.assert_array_equal(judged(empty), [0.0, 1.0])
+    np.testing.assert_array_equal(num_retrieved(empty), [0.0, 2.0])
+    np.testing.assert_array_equal(interpolated_precision(empty), np.zeros((2, 11)))
+    assert precision([0, 0, 0], k=2) == 0.0 and average_precision([0, 0]) == 0.0
+    assert pr_curve([]).empty
+
+
+def test_r_precision_when_fewer_than_r_retrieved():
+    assert r_precision([1, 1], n_relevant=4) == pytest.approx(0.5)
+    assert r_precision([0, 1, 1]) == pytest.approx(0.5)
+    assert r_precision([1, 2, 0], rel=2) == pytest.approx(0.0)
+
+
+def test_reciprocal_rank_cutoff():
+    assert reciprocal_rank([0, 0, 0, 1]) == pytest.approx(0.25)
+    assert reciprocal_rank([0, 0, 0, 1], k=3) == 0.0
+    assert reciprocal_rank([0, 2, 1], rel=2) == pytest.approx(0.5)
+
+
+def test_success_and_counts():
+    np.testing.assert_array_equal(success([[0, 1], [0, 0]], k=1), [0.0, 0.0])
+    np.testing.assert_array_equal(success([[0, 1], [0, 0]], k=2), [1.0, 0.0])
+    assert num_relevant([2, 1, 0], rel=2) == 1.0
+    assert num_relevant_retrieved(make_rankings([([1, None, 0], [1, 1])])) == 1.0
+    assert num_relevant(make_rankings([([1, None, 0], [1, 1])])) == 3.0
+
+
+def test_average_precision_normalizations_by_hand():
+    labels = [0, 1, 0, 1, 1]  # R = 3 among these; pretend 6 relevant exist
+    s = 1 / 2 + 2 / 4
+    assert average_precision(labels, k=4, n_relevant=6) == pytest.approx(s / 6)
+    assert average_precision(labels, k=4, normalize="retrieved", n_relevant=6) == pytest.approx(s / 2)
+    assert average_precision(labels, k=4, normalize="min_k", n_relevant=6) == pytest.approx(s / 4)
+    assert average_precision(labels, normalize="min_k") == pytest.approx(average_precision(labels))
+
+
+def test_bpref_by_hand():
+    # Judged: rel, nonrel, [unjudged], rel, nonrel; plus 1 relevant and 2 non-relevant unretrieved.
+    r = make_rankings([([1, 0, None, 1, 0], [1, 0, 0])])
+    # R = 3, N = 4, min(N, R) = 3: first rel adds 1, second has 1 nonrel above: 1 - 1/3.
+    assert bpref(r) == pytest.approx((1 + (1 - 1 / 3)) / 3)
+    # N = 0: every retrieved relevant adds 1 (bpref = recall).
+    assert bpref(make_rankings([([None, 1, None], [1])])) == pytest.approx(0.5)
+    # R = 0.
+    assert bpref(make_rankings([([0, 0], [])])) == 0.0
+    # More non-relevant above than R: capped at min(n_r, R) / min(N, R) = 1.
+    assert bpref([0, 0, 0, 1]) == 0.0
+
+
+def test_judged_reproduces_ir_measures_test():
+    # ir_measures tests/test_judged.py, query 1: D1 (unjudged), D3 (judged), D2, D4 (unjudged).
+    r = make_rankings([([None, 2, None, None], [1, 2])])
+    assert judged(r) == pytest.approx(1 / 4)
+    for k, expected in [(1000, 1 / 4), (10, 1 / 4), (3, 1 / 3), (1, 0.0)]:
+        assert judged(r, k=k) == pytest.approx(expected)
+    # Query 0: all five judged.
+    assert judged(make_rankings([([0, 1, 1, 2, 0], [])]), k=3) == 1.0
+    # Labels < 0 ("pooled but not judged") are unjudged.
+    assert judged(make_rankings([([-1, 1], [])])) == pytest.approx(0.5)
+
+
+def test_interpolated_precision_by_hand():
+    # R = 3; relevant at ranks 2, 3 and 6: precisions 1/2, 2/3, 3/6.
+    ranking = [0, 1, 1, 0, 0, 1, 0]
+    levels = [0.0, 0.3, 0.34, 0.5, 0.7, 1.0]
+    # cuts floor(l*3 + .9): 0 -> max, 1 -> rank 2: 2/3, 1 (0.34*3+.9=1.92), 2 -> rank 3: 2/3,
+    # 2 (in doubles 0.7*3 + 0.9 = 2.9999999999999996, as in trec_eval's C; pytrec_eval also
+    # gives 2/3 here) -> rank 3: 2/3, and 3 -> rank 6: 1/2
+    np.testing.assert_allclose(
+        interpolated_precision(ranking, recall_levels=levels), [2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 0.5]
+    )
+    # A level never reached scores 0.
+    np.testing.assert_allclose(
+        interpolated_precision([0, 1, 1], n_relevant=4, recall_levels=[0.5, 0.6, 1.0]), [2 / 3, 0, 0]
+    )
+    assert interpolated_precision([[1], [0]]).shape == (2, 11)
+    assert interpolated_precision([1, 0]).shape == (11,)
+
+
+def test_pr_curve_long_format():
+    curve = pr_curve([[1, 0], [0, 1, 1]])
+    assert list(curve.columns) == ["query_id", "rank", "relevant", "precision", "recall",
+                                   "interpolated_precision"]
+    assert curve["query_id"].tolist() == [0, 0, 1, 1, 1]
+    assert curve["rank"].tolist() == [1, 2, 1, 2, 3]
+    np.testing.assert_allclose(curve["precision"], [1, 0.5, 0, 0.5, 2 / 3])
+    np.testing.assert_allclose(curve["recall"], [1, 1, 0, 0.5, 1])
+    np.testing.assert_allclose(curve["interpolated_precision"], [1, 0.5, 2 / 3, 2 / 3, 2 / 3])
+    # AP from the curve.
+    ap = curve[curve["relevant"]].groupby("query_id")["precision"].sum() / [1, 2]
+    np.testing.assert_allclose(ap, average_precision([[1, 0], [0, 1, 1]]))
+
+
+# --------------------------------------------------------------------------- ties="average"
+
+TIE_CASES = [
+    ([1, 0, 1, 0, 0, 1], [0, 0, 0, 1, 1, 2]),
+    ([0, 0, 1, 1, 0, 0, 0], [0, 1, 1, 1, 1, 2, 3]),
+    ([2, 0, 0, 1, 0, 1], [0, 1, 1, 1, 2, 2]),
+    ([0, 0, 0, 0, 1], [0, 0, 0, 0, 0]),
+    ([1, 0, 0, 0, 0], [5, 6, 6, 6, 6]),
+]
+
+
+@pytest.mark.parametrize("labels, groups", TIE_CASES)
+def test_ties_average_is_the_exact_expectation(labels, groups):
+    r = tied(labels, groups)
+    for k in (1, 2, 3, 4, 5, 8, None):
+        for metric in (precision, recall, success):
+            assert metric(r, k=k)[0] == pytest.approx(brute_force(metric, labels, groups, k=k), abs=1e-12), (metric, k)
+    assert r_precision(r)[0] == pytest.approx(brute_force(r_precision, labels, groups), abs=1e-12)
+    assert num_relevant_retrieved(r)[0] == brute_force(num_relevant_retrieved, labels, groups)
+    assert precision(r, k=2, rel=2)[0] == pytest.approx(brute_force(precision, labels, groups, k=2, rel=2))
+
+
+@st.composite
+def tied_lists(draw):
+    labels = draw(st.lists(st.integers(0, 2), min_size=1, max_size=7))
+    breaks = draw(st.lists(st.booleans(), min_size=len(labels) - 1, max_size=len(labels) - 1))
+    groups = np.cumsum([0] + [int(b) for b in breaks])
+    return labels, groups
+
+
+@given(case=tied_lists(), k=st.integers(1, 8))
+@settings(max_examples=60)
+def test_ties_average_matches_brute_force(case, k):
+    labels, groups = case
+    r = tied(labels, groups)
+    for metric in (precision, recall, success):
+        assert metric(r, k=k)[0] == pytest.approx(brute_force(metric, labels, groups, k=k), abs=1e-12)
+    assert r_precision(r)[0] == pytest.approx(brute_force(r_precision, labels, groups), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "metric", [average_precision, reciprocal_rank, bpref, judged, interpolated_precision, pr_curve]
+)
+def test_ties_average_refused_where_not_linear(metric):
+    with pytest.raises(ValueError, match=rf"ties='average' is not supported by {metric.__name__}"):
+        metric(tied([1, 0, 1], [0, 0, 1]))
+
+
+def test_no_ties_rankings_unaffected():
+    r = tied([0, 1, 0], [0, 1, 2])  # every group a single document: no randomness
+    assert success(r, k=1)[0] == 0.0 and success(r, k=2)[0] == 1.0
+    assert precision(r, k=2)[0] == 0.5
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("k", [0, -1, 2.0, True, "3"])
+@pytest.mark.parametrize(
+    "metric", [precision, recall, success, average_precision, reciprocal_rank, judged]
+)
+def test_bad_k(metric, k):
+    with pytest.raises(ValueError, match=r"k must be a positive integer or None, got"):
+        metric([1, 0], k=k)
+
+
+@pytest.mark.parametrize("rel", [0, -1, float("nan"), float("inf"), True])
+@pytest.mark.parametrize(
+    "metric",
+    [precision, recall, r_precision, success, average_precision, reciprocal_rank, bpref,
+     num_relevant, num_relevant_retrieved, interpolated_precision, pr_curve],
+)
+def test_bad_rel(metric, rel):
+    with pytest.raises(ValueError, match=r"rel must be a positive number"):
+        metric([1, 0], rel=rel)
+
+
+def test_bad_normalize():
+    with pytest.raises(ValueError, match=r"normalize must be one of 'relevant', 'retrieved', 'min_k', got 'R'"):
+        average_precision([1, 0], normalize="R")
+
+
+@pytest.mark.parametrize("metric", [recall, r_precision, average_precision, interpolated_precision, pr_curve])
+def test_bad_n_relevant(metric):
+    with pytest.raises(ValueError, match=r"n_relevant must be a non-negative integer"):
+        metric([1, 0], n_relevant=-1)
+    with pytest.raises(ValueError, match=r"n_relevant must be a non-negative integer"):
+        metric([1, 0], n_relevant=1.5)
+    with pytest.raises(ValueError, match=r"n_relevant must be a scalar or have one value per query \(2\)"):
+        metric([[1, 0], [0, 1]], n_relevant=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"n_relevant must be at least the number of relevant labels"):
+        metric([1, 0, 1], n_relevant=1)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+@pytest.mark.parametrize("metric", [precision, average_precision, bpref, pr_curve])
+def test_non_finite_labels(metric, bad):
+    with pytest.raises(ValueError, match=r"labels must be finite"):
+        metric([1, bad, 0])
+
+
+@pytest.mark.parametrize("levels, message", [
+    ([0.5, 1.5], r"recall_levels must be in \[0, 1\], got 1.5"),
+    ([-0.1], r"recall_levels must be in \[0, 1\], got -0.1"),
+    ([float("nan")], r"recall_levels must be finite"),
+    ([[0.1]], r"recall_levels must be 1-D"),
+    (["a"], r"recall_levels must be numbers in \[0, 1\]"),
+])
+def test_bad_recall_levels(levels, message):
+    with pytest.raises(ValueError, match=message):
+        interpolated_precision([1, 0], recall_levels=levels)
+
+
+# --------------------------------------------------------------------------- trec_eval (pytrec_eval)
+
+FIXED_QUERIES = [
+    ([1, 0, 1, 1, 0, 0, 1], [1]),                        # source 000-like, one relevant unretrieved
+    ([0, 1, 0, 0, 1, 1, 1, 0, 1, 1], []),                # source 002, ranking 2
+    ([None, 1, None, 0, 2, None, 0, 1], [0, 0, 2, 1]),   # unjudged docs, graded labels
+    ([0, 0, None], [0]),                                 # R = 0
+    ([None, None, 1], [1] * 12),                         # R > depth (Rprec, iprec cuts)
+    ([1] * 12 + [0] * 3, [1] * 3),                       # long list, recall levels 0.x * 15
+    ([-1, 0, 1, -1, 1], [0, -1]),                        # "pooled but not judged" (-1)
+    ([2], [0, 0, 0]),
+    ([0] * 11 + [1], [0] * 2),
+]
+
+
+def test_fixed_cases_agree_with_trec_eval():
+    assert_agrees_with_trec_eval(FIXED_QUERIES)
+
+
+qrel_label = st.one_of(st.none(), st.integers(0, 2))
+queries_strategy = st.lists(
+    st.tuples(
+        st.lists(qrel_label, min_size=1, max_size=30),
+        st.lists(st.integers(0, 2), min_size=0, max_size=12),
+    ).filter(lambda q: any(lab is not None for lab in q[0]) or q[1]),  # trec_eval needs qrels
+    min_size=1, max_size=6,
+)
+
+
+@given(queries=queries_strategy)
+@settings(max_examples=100)
+def test_random_cases_agree_with_trec_eval(queries):
+    assert_agrees_with_trec_eval(queries)
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@given(rows=st.lists(label_rows, min_size=1, max_size=6), k=st.integers(1, 30))
+@settings(max_examples=100)
+def test_range_and_batch_equals_per_row(rows, k):
+    batch = {
+        "P": precision(rows, k=k), "R": recall(rows, k=k), "Rprec": r_precision(rows),
+        "S": success(rows, k=k), "AP": average_precision(rows, k=k),
+        "APret": average_precision(rows, k=k, normalize="retrieved"),
+        "APmin": average_precision(rows, k=k, normalize="min_k"),
+        "RR": reciprocal_rank(rows, k=k), "bpref": bpref(rows), "J": judged(rows, k=k),
+    }
+    singles = {
+        "P": lambda x: precision(x, k=k), "R": lambda x: recall(x, k=k), "Rprec": r_precision,
+        "S": lambda x: success(x, k=k), "AP": lambda x: average_precision(x, k=k),
+        "APret": lambda x: average_precision(x, k=k, normalize="retrieved"),
+        "APmin": lambda x: average_precision(x, k=k, normalize="min_k"),
+        "RR": lambda x: reciprocal_rank(x, k=k), "bpref": bpref, "J": lambda x: judged(x, k=k),
+    }
+    for name, values in batch.items():
+        assert values.shape == (len(rows),)
+        assert np.all((values >= 0) & (values <= 1 + 1e-12)), name
+        for i, row in enumerate(rows):
+            single = singles[name](row)
+            assert isinstance(single, float)
+            assert single == pytest.approx(values[i], abs=1e-12), name
+    iprec = interpolated_precision(rows)
+    assert np.all((iprec >= 0) & (iprec <= 1))
+    assert np.all(np.diff(iprec, axis=1) <= 1e-12)  # interpolated precision never rises with recall
+    for i, row in enumerate(rows):
+        np.testing.assert_allclose(interpolated_precision(row), iprec[i], atol=1e-12)
+
+
+@given(row=label_rows)
+@settings(max_examples=100)
+def test_recall_non_decreasing_in_k(row):
+    values = [recall(row, k=k) for k in range(1, len(row) + 3)]
+    assert all(b >= a for a, b in zip(values, values[1:]))
+    assert recall(row) == (1.0 if any(row) else 0.0)  # a bare list holds every relevant item
+
+
+@given(row=label_rows)
+@settings(max_examples=100)
+def test_perfect_ranking_scores_one(row):
+    perfect = sorted(row, reverse=True)
+    if any(perfect):
+        assert average_precision(perfect) == pytest.approx(1.0)
+        assert r_precision(perfect) == pytest.approx(1.0)
+        assert reciprocal_rank(perfect) == 1.0
+        np.testing.assert_allclose(interpolated_precision(perfect), 1.0)
+    else:
+        assert average_precision(perfect) == 0.0 and r_precision(perfect) == 0.0
+
+
+@given(row=label_rows)
+@settings(max_examples=50)
+def test_pr_curve_agrees_with_point_metrics(row):
+    curve = pr_curve(row)
+    assert len(curve) == len(row)
+    for i in range(len(row)):
+        assert curve["precision"].iloc[i] == pytest.approx(precision(row, k=i + 1))
+        assert curve["recall"].iloc[i] == pytest.approx(recall(row, k=i + 1))
+    if len(row):
+        area = (curve["precision"] * np.diff(np.r_[0.0, curve["recall"]])).sum()
+        assert area == pytest.approx(average_precision(row))
