@@ -1,0 +1,187 @@
+"""Tests of the ``rankkit`` command line (rankkit.cli, python -m rankkit)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rankkit.cli import DEFAULT_METRICS, main
+
+QRELS = """\
+q1 0 a 1
+q1 0 b 0
+q1 0 c 2
+q2 0 d 1
+q4 0 f 0
+"""
+# q1: a (0.9) u (0.5, unjudged) b (0.5) c (0.1); b and u tie: docno descending puts u first
+RUN = """\
+q1 Q0 a 1 0.9 tag
+q1 Q0 u 2 0.5 tag
+q1 Q0 b 3 0.5 tag
+q1 Q0 c 4 0.1 tag
+q3 Q0 x 1 1.0 tag
+q4 Q0 f 1 0.3 tag
+"""
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[str, str]:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(QRELS)
+    run.write_text(RUN)
+    return str(qrels), str(run)
+
+
+def run_cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(argv), out=out), out.getvalue()
+
+
+def test_trec_format_means_only(files, capsys):
+    status, out = run_cli("evaluate", *files, "-m", "P@2", "-m", "num_ret", "-m", "map")
+    assert status == 0
+    assert out == (
+        "P@2                   \tall\t0.2500\n"
+        "num_ret               \tall\t5\n"
+        "map                   \tall\t0.3750\n"  # q1: (1/1 + 2/4) / 2, q4: 0
+    )
+    err = capsys.readouterr().err
+    assert "rankkit evaluate: warning: 1 run queries have no judgments and are not scored: q3" in err
+    assert "judged queries are not in the run" in err and "q2" in err
+
+
+def test_trec_format_per_query_then_all(files):
+    status, out = run_cli("evaluate", "-q", *files, "-m", "P@2", "-m", "num_rel")
+    assert status == 0
+    assert out.splitlines() == [
+        "P@2                   \tq1\t0.5000",
+        "num_rel               \tq1\t2",
+        "P@2                   \tq4\t0.0000",
+        "num_rel               \tq4\t0",
+        "P@2                   \tall\t0.2500",
+        "num_rel               \tall\t2",
+    ]
+
+
+def test_c_scores_judged_queries_missing_from_the_run(files):
+    status, out = run_cli("evaluate", "-q", "-c", *files, "-m", "num_rel", "-m", "RR")
+    assert status == 0
+    assert "num_rel               \tq2\t1" in out.splitlines()
+    assert "RR                    \tq2\t0.0000" in out.splitlines()
+    assert out.splitlines()[-1] == "RR                    \tall\t0.3333"  # (1 + 0 + 0) / 3
+
+
+def test_depth_level_and_ties(files):
+    _, out = run_cli("evaluate", "-q", *files, "-m", "num_ret", "-m", "num_rel_ret", "-M", "2", "-l", "2")
+    assert "num_ret               \tq1\t2" in out and "num_rel_ret           \tq1\t0" in out
+    _, docno = run_cli("evaluate", "-q", *files, "-m", "P@2")
+    _, optimistic = run_cli("evaluate", "-q", *files, "-m", "P@2", "--ties", "optimistic")
+    assert "P@2                   \tq1\t0.5000" in docno  # a, u
+    assert "P@2                   \tq1\t0.5000" in optimistic  # a, then b or u: both non-relevant
+    _, p3 = run_cli("evaluate", "-q", *files, "-m", "num_rel_ret", "-l", "1")
+    assert "num_rel_ret           \tq1\t2" in p3
+
+
+def test_default_metrics_are_trec_eval_defaults(files):
+    status, out = run_cli("evaluate", *files)
+    assert status == 0
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == list(DEFAULT_METRICS)
+    assert DEFAULT_METRICS[:7] == ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank")
+
+
+def test_csv_format(files):
+    status, out = run_cli("evaluate", "-q", "--format", "csv", *files, "-m", "P@2", "-m", "num_ret")
+    assert status == 0
+    assert out.splitlines() == ["query_id,P@2,num_ret", "q1,0.5,4.0", "q4,0.0,1.0", "all,0.25,5.0"]
+    _, means = run_cli("evaluate", "--format", "csv", *files, "-m", "P@2")
+    assert means.splitlines() == ["query_id,P@2", "all,0.25"]
+
+
+def test_json_format(files):
+    status, out = run_cli("evaluate", "-q", "--format", "json", *files, "-m", "P@2", "-m", "ndcg_cut_3")
+    assert status == 0
+    doc = json.loads(out)
+    assert doc["metrics"] == {"P@2": "P@2", "ndcg_cut_3": "nDCG@3"}
+    assert doc["all"]["P@2"] == 0.25
+    assert doc["queries"]["q1"]["P@2"] == 0.5
+    assert doc["unscored"] == {"q2": "not in the run", "q3": "no judgments"}
+    _, means = run_cli("evaluate", "--format", "json", *files, "-m", "P@2")
+    assert "queries" not in json.loads(means)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["-m", "nope@5"], "rankkit evaluate: error: unknown metric 'nope'; known metrics: P, R,"),
+        (["-m", "P@0"], "rankkit evaluate: error: k must be a positive integer, got 0"),
+        (["-m", "Rprec@5"], "rankkit evaluate: error: metric Rprec takes no cutoff @k"),
+    ],
+)
+def test_bad_metric_exit_2_with_message(files, capsys, argv, message):
+    status, out = run_cli("evaluate", *files, *argv)
+    assert status == 2 and out == ""
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_malformed_line_exit_2_names_file_and_line(tmp_path, files, capsys):
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 a 1 0.9 tag\nq1 Q0 b 2\n")
+    status, _ = run_cli("evaluate", files[0], str(bad), "-m", "P@5")
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rankkit evaluate: error: ")
+    assert "bad.run" in err and "line 2" in err and "Traceback" not in err
+
+
+def test_missing_file_exit_2(tmp_path, files, capsys):
+    status, _ = run_cli("evaluate", str(tmp_path / "nope.qrels"), files[1], "-m", "P@5")
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "rankkit evaluate: error:" in err and "nope.qrels" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "the following arguments are required: COMMAND"),
+        (["evaluate"], "the following arguments are required: QRELS, RUN"),
+        (["evaluate", "q", "r", "--ties", "random"], "argument --ties: invalid choice: 'random'"),
+        (["evaluate", "q", "r", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
+        (["evaluate", "q", "r", "-M", "0"], "argument -M/--depth: expected a positive integer, got '0'"),
+        (["evaluate", "q", "r", "-l", "x"], "argument -l/--level: expected a positive number, got 'x'"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+    ],
+)
+def test_usage_errors_exit_2(capsys, argv, message):
+    status, out = run_cli(*argv)
+    assert status == 2 and out == ""
+    assert message in capsys.readouterr().err
+
+
+def test_help_exits_0_and_lists_metrics(capsys):
+    status, _ = run_cli("evaluate", "--help")
+    assert status == 0
+    text = capsys.readouterr().out
+    assert "nDCG" in text and "trec_eval names" in text and "-c, --judged-queries" in text
+
+
+def test_python_dash_m_rankkit(files):
+    done = subprocess.run(
+        [sys.executable, "-m", "rankkit", "evaluate", *files, "-m", "P@2"],
+        capture_output=True, text=True, cwd=Path(__file__).parents[1],
+    )
+    assert done.returncode == 0
+    assert done.stdout == "P@2                   \tall\t0.2500\n"
+    bad = subprocess.run(
+        [sys.executable, "-m", "rankkit", "evaluate", *files, "-m", "P@-1"],
+        capture_output=True, text=True, cwd=Path(__file__).parents[1],
+    )
+    assert bad.returncode == 2 and "k must be a positive integer" in bad.stderr
+    assert "Traceback" not in bad.stderr
