@@ -366,7 +366,9 @@ def kendall_tau(a: Any, b: Any, *, variant: str = "b") -> FloatOrArray:
         Scores of the same items (same shape; rows may be ragged). Only the order of the
         values matters; higher is "ranked first" in both.
     variant : {"b", "a"}, default="b"
-        ``"b"`` equals ``scipy.stats.kendalltau(a, b).statistic`` (its default);
+        ``"b"`` equals ``scipy.stats.kendalltau(a, b).statistic`` (its default; to the
+        last bit or so: rankkit divides once by the square root of the product, so
+        ``kendall_tau(a, a)`` is exactly 1);
         ``"a"`` does not correct for ties (Kendall 1938), so tied pairs pull it toward 0.
 
     Returns
@@ -396,10 +398,8 @@ def kendall_tau(a: Any, b: Any, *, variant: str = "b") -> FloatOrArray:
     total = ra.lengths * (ra.lengths - 1) / 2
     defined = (total > tied_a) & (total > tied_b)  # scipy: nan if all pairs are tied in a or b
     difference = concordant - discordant
-    if variant == "b":  # divided in scipy's order, so the last digit agrees too
-        tau = difference / np.sqrt(np.where(defined, total - tied_a, 1.0)) / np.sqrt(
-            np.where(defined, total - tied_b, 1.0)
-        )
+    if variant == "b":  # sqrt of the (exact) product: tau(a, a) is exactly 1
+        tau = difference / np.sqrt(np.where(defined, (total - tied_a) * (total - tied_b), 1.0))
     else:
         tau = difference / np.where(defined, total, 1.0)
     tau = np.clip(tau, -1.0, 1.0)

@@ -1,0 +1,459 @@
+"""Tests of rankkit.pairwise: source examples, brute force, scipy and scikit-learn as oracles."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import roc_auc_score
+
+import rankkit as rk
+from rankkit import pairwise as pw
+from rankkit.pairwise import PairCounts, auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
+
+# --------------------------------------------------------------------------- brute force oracles
+
+
+def brute_pairs(a, b):
+    """(concordant, discordant, tied in a, tied in b, tied in both) by the O(n^2) double loop."""
+    c = d = ta = tb = tab = 0
+    for i in range(len(a)):
+        for j in range(i + 1, len(a)):
+            sa = (a[i] > a[j]) - (a[i] < a[j])
+            sb = (b[i] > b[j]) - (b[i] < b[j])
+            c += sa * sb > 0
+            d += sa * sb < 0
+            ta += sa == 0
+            tb += sb == 0
+            tab += (sa == 0) and (sb == 0)
+    return c, d, ta, tb, tab
+
+
+def brute_label_pairs(labels):
+    """(concordant, discordant, tied) for labels in rank order, pairs i < j."""
+    c = d = t = 0
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            c += labels[i] > labels[j]
+            d += labels[i] < labels[j]
+            t += labels[i] == labels[j]
+    return c, d, t
+
+
+def first_relevant_rank(labels, rel=1):
+    hits = np.flatnonzero(np.asarray(labels) >= rel)
+    return int(hits[0]) + 1
+
+
+# --------------------------------------------------------------------------- strategies
+
+grades = st.lists(st.integers(0, 4), min_size=0, max_size=40)
+values = st.one_of(st.integers(-3, 3).map(float), st.floats(-1e3, 1e3, allow_nan=False))
+
+
+@st.composite
+def paired(draw, elements=values, min_size=0, max_size=40):
+    n = draw(st.integers(min_size, max_size))
+    a = draw(st.lists(elements, min_size=n, max_size=n))
+    b = draw(st.lists(elements, min_size=n, max_size=n))
+    return a, b
+
+
+@st.composite
+def batches(draw, elements=st.integers(0, 3).map(float), max_rows=6, max_len=40):
+    """A 2-D batch (n, L) of two matrices."""
+    n = draw(st.integers(1, max_rows))
+    length = draw(st.integers(0, max_len))
+    a = np.array(draw(st.lists(st.lists(elements, min_size=length, max_size=length), min_size=n, max_size=n)))
+    b = np.array(draw(st.lists(st.lists(elements, min_size=length, max_size=length), min_size=n, max_size=n)))
+    return a.reshape(n, length), b.reshape(n, length)
+
+
+@st.composite
+def ragged(draw, elements=st.integers(0, 3).map(float), max_rows=6, max_len=40):
+    lengths = draw(st.lists(st.integers(0, max_len), min_size=1, max_size=max_rows))
+    a = [draw(st.lists(elements, min_size=n, max_size=n)) for n in lengths]
+    b = [draw(st.lists(elements, min_size=n, max_size=n)) for n in lengths]
+    return a, b
+
+
+# --------------------------------------------------------------------------- source examples
+
+SOURCE_003_FIRST = [3, 2, 3, 3, 2, 1]  # 高 中 高 高 中 低
+SOURCE_003_SECOND = [3, 3, 3, 1, 2, 2]  # 高 高 高 低 中 中
+
+
+@pytest.mark.parametrize("labels", [SOURCE_003_FIRST, SOURCE_003_SECOND])
+def test_source_003_pnr_examples(labels):
+    counts = pair_counts(labels)
+    assert counts == PairCounts(9.0, 2.0, 4.0)
+    assert sum(counts) == 15  # C(6, 2) pairs
+    assert counts.discordant == 2  # "2 个逆序对"
+    assert counts.concordant + counts.tied == 13  # "13 个正序对" (ties counted as concordant)
+    assert pnr(labels) == 13 / 2
+    assert pnr(labels, ties="concordant") == 6.5
+    assert pnr(labels, ties="ignore") == 9 / 2
+    assert inversions(labels) == 2.0
+
+
+def test_source_003_pnr_batch():
+    assert np.array_equal(pnr([SOURCE_003_FIRST, SOURCE_003_SECOND]), [6.5, 6.5])
+    assert np.array_equal(pnr(np.array([SOURCE_003_FIRST, SOURCE_003_SECOND]), ties="ignore"), [4.5, 4.5])
+
+
+def test_source_000_kendall_tau_distance_example():
+    # 4 relevant and 3 non-relevant documents in two orders
+    first = [1, 0, 0, 0, 1, 1, 1]
+    second = [0, 0, 1, 1, 1, 1, 0]
+    assert inversions(first) == 9.0
+    assert inversions(second) == 8.0  # fewer inversions ...
+    assert first_relevant_rank(first) == 1
+    assert first_relevant_rank(second) == 3  # ... but the user scrolls past two irrelevant documents
+    assert 1 / first_relevant_rank(first) > 1 / first_relevant_rank(second)
+    assert np.array_equal(inversions([first, second]), [9.0, 8.0])
+    # the same count as the Kendall tau distance to the ideal (sorted) order
+    assert kendall_distance(list(range(7, 0, -1)), first) == 9.0
+    assert kendall_distance(list(range(7, 0, -1)), second) == 8.0
+
+
+def test_source_000_reciprocal_rank_favours_the_list_with_more_inversions():
+    try:
+        rr = rk.reciprocal_rank([[1, 0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 1, 0]])
+    except NotImplementedError:
+        pytest.skip("rankkit.binary.reciprocal_rank not written yet (checked by hand above)")
+    assert np.allclose(rr, [1.0, 1 / 3])
+
+
+def test_source_003_auc_grades_merged():
+    # 高/中 -> 1, 低/无 -> 0 (rel=2 on grades 3, 2, 1, 0)
+    labels = [3, 2, 1, 0, 2, 1, 3, 0]
+    scores = [0.9, 0.4, 0.5, 0.1, 0.6, 0.4, 0.3, 0.2]
+    binary = [1, 1, 0, 0, 1, 0, 1, 0]
+    assert auc(labels, scores, rel=2) == pytest.approx(roc_auc_score(binary, scores), abs=1e-15)
+    assert auc(binary, scores) == auc(labels, scores, rel=2)
+    # by hand: positives 0.9, 0.4, 0.6, 0.3 vs negatives 0.5, 0.1, 0.4, 0.2:
+    # 4 + (2 + 0.5) + 4 + 2 = 12.5 of 16 pairs
+    assert auc(labels, scores, rel=2) == 12.5 / 16
+
+
+# --------------------------------------------------------------------------- hand-computed cases
+
+
+def test_pair_counts_hand():
+    assert pair_counts([2, 1, 0]) == PairCounts(3.0, 0.0, 0.0)
+    assert pair_counts([0, 1, 2]) == PairCounts(0.0, 3.0, 0.0)
+    assert pair_counts([1, 1]) == PairCounts(0.0, 0.0, 1.0)
+    assert pair_counts([5]) == PairCounts(0.0, 0.0, 0.0)
+    assert pair_counts([]) == PairCounts(0.0, 0.0, 0.0)
+    counts = pair_counts([3, 2, 3, 3, 2, 1])
+    assert all(type(v) is float for v in counts)
+
+
+def test_pair_counts_batch_and_ragged():
+    counts = pair_counts([[2, 1, 0], [0, 1], []])
+    assert np.array_equal(counts.concordant, [3.0, 0.0, 0.0])
+    assert np.array_equal(counts.discordant, [0.0, 1.0, 0.0])
+    assert np.array_equal(counts.tied, [0.0, 0.0, 0.0])
+    counts = pair_counts(np.array([[1, 1, 0], [0, 0, 1]]))
+    assert np.array_equal(np.stack(counts), [[2, 0], [0, 2], [1, 1]])
+    empty = pair_counts(np.zeros((0, 5)))
+    assert empty.concordant.shape == (0,)
+
+
+def test_pair_counts_accepts_rankings():
+    r = rk.as_rankings([[2, 0, 1], [0, 3]])
+    counts = pair_counts(r)
+    # only the retrieved documents count: the padding of the second row is not a document
+    assert np.array_equal(counts.concordant, [2.0, 0.0])
+    assert np.array_equal(counts.discordant, [1.0, 1.0])
+    assert pnr(rk.as_rankings([3, 2, 3, 3, 2, 1])) == 6.5
+
+
+def test_pnr_edge_cases_are_inf_or_nan_never_a_silent_number():
+    assert pnr([2, 1, 0]) == math.inf  # no discordant pair
+    assert pnr([1, 1]) == math.inf  # the tied pair counts as concordant
+    assert math.isnan(pnr([1, 1], ties="ignore"))  # no pair left: undefined
+    assert math.isnan(pnr([1]))
+    assert math.isnan(pnr([]))
+    assert pnr([0, 1]) == 0.0
+    out = pnr([[2, 1, 0], [1, 1, 1], [0, 1, 1]], ties="ignore")
+    assert out[0] == math.inf and math.isnan(out[1]) and out[2] == 0.0
+
+
+def test_kendall_tau_hand():
+    assert kendall_tau([1, 2, 3], [10, 20, 30]) == 1.0
+    assert kendall_tau([1, 2, 3], [3, 2, 1]) == -1.0
+    # 5 concordant, 1 discordant of 6 pairs
+    assert kendall_tau([3, 2, 1, 0], [0.9, 0.7, 0.8, 0.1]) == pytest.approx(4 / 6)
+    # ties in a: C = 4, D = 0, n0 = 6, T_a = 2
+    assert kendall_tau([1, 1, 0, 0], [4, 3, 2, 1]) == pytest.approx(4 / math.sqrt(4 * 6))
+    assert kendall_tau([1, 1, 0, 0], [4, 3, 2, 1], variant="a") == pytest.approx(4 / 6)
+    assert type(kendall_tau([1, 2], [1, 2])) is float
+
+
+def test_kendall_tau_undefined_is_nan_like_scipy():
+    for a, b in [([1, 1, 1], [1, 2, 3]), ([1, 2, 3], [0, 0, 0]), ([1], [1]), ([], [])]:
+        assert math.isnan(kendall_tau(a, b))
+        assert math.isnan(kendall_tau(a, b, variant="a"))
+        if len(a) >= 2:
+            assert math.isnan(scipy.stats.kendalltau(a, b).statistic)
+    out = kendall_tau([[1, 2, 3], [1, 1, 1]], [[3, 2, 1], [1, 2, 3]])
+    assert out[0] == -1.0 and math.isnan(out[1])
+
+
+def test_kendall_tau_ragged():
+    out = kendall_tau([[1, 2, 3], [1, 2], [4, 1, 3, 2]], [[1, 2, 3], [2, 1], [4, 3, 2, 1]])
+    assert out[0] == 1.0 and out[1] == -1.0
+    assert out[2] == pytest.approx(scipy.stats.kendalltau([4, 1, 3, 2], [4, 3, 2, 1]).statistic)
+
+
+def test_kendall_distance_hand():
+    assert kendall_distance([1, 2, 3, 4, 5], [3, 4, 1, 2, 5]) == 4.0
+    assert kendall_distance([1, 2, 3, 4, 5], [3, 4, 1, 2, 5], normalize=True) == 0.4
+    assert kendall_distance([1, 2, 3], [3, 2, 1], normalize=True) == 1.0
+    # pairs tied in either vector are not discordant
+    assert kendall_distance([1, 2, 3], [5, 5, 5]) == 0.0
+    assert kendall_distance([1, 1, 2], [2, 1, 0]) == 2.0
+    assert kendall_distance([], []) == 0.0
+    assert math.isnan(kendall_distance([7], [1], normalize=True))
+    assert np.array_equal(kendall_distance([[1, 2, 3], [1, 2]], [[3, 2, 1], [1, 2]]), [3.0, 0.0])
+
+
+def test_kendall_distance_long_vector_is_exact_and_light():
+    rng = np.random.default_rng(7)
+    n = 3000
+    a = rng.integers(0, 50, n).astype(float)
+    b = a + rng.normal(0, 10, n).round()
+    da, db = np.sign(a[:, None] - a[None, :]), np.sign(b[:, None] - b[None, :])
+    expected = np.triu(da * db < 0, 1).sum()
+    assert kendall_distance(a, b) == expected
+    assert kendall_tau(a, b) == pytest.approx(scipy.stats.kendalltau(a, b).statistic, abs=1e-12)
+    # a long reversed vector: every pair is discordant (n(n-1)/2 with n = 200,000)
+    n = 200_000
+    x = np.arange(n, dtype=float)
+    assert kendall_distance(x, -x) == n * (n - 1) / 2
+    assert kendall_distance(x, -x, normalize=True) == 1.0
+
+
+def test_auc_hand_and_nan():
+    assert auc([1, 0], [0.9, 0.1]) == 1.0
+    assert auc([1, 0], [0.1, 0.9]) == 0.0
+    assert auc([1, 0], [0.5, 0.5]) == 0.5  # a tied positive/negative pair counts 1/2
+    assert math.isnan(auc([1, 1, 1], [0.1, 0.2, 0.3]))  # no negative
+    assert math.isnan(auc([0, 0], [0.1, 0.2]))  # no positive
+    assert math.isnan(auc([], []))
+    out = auc([[1, 0, 1], [0, 0, 0], [0, 1]], [[0.5, 0.5, 0.2], [0.1, 0.2, 0.3], [0.3, 0.7]])
+    assert out[0] == 0.25 and math.isnan(out[1]) and out[2] == 1.0
+    assert type(auc([1, 0], [1, 0])) is float
+
+
+def test_auc_matches_sklearn_fixed_with_ties():
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 4, (50, 30))
+    scores = rng.integers(0, 5, (50, 30)) / 4  # many tied scores
+    got = auc(labels, scores, rel=2)
+    for row in range(50):
+        y = labels[row] >= 2
+        if y.all() or not y.any():
+            assert math.isnan(got[row])
+        else:
+            assert got[row] == pytest.approx(roc_auc_score(y, scores[row]), abs=1e-12)
+
+
+# --------------------------------------------------------------------------- kernels vs brute force
+
+
+@pytest.mark.parametrize("kernel", [pw._pair_stats_merge, pw._pair_stats_broadcast])
+@settings(max_examples=60)
+@given(data=ragged(max_len=40))
+def test_pair_kernels_match_brute_force(kernel, data):
+    a_rows, b_rows = data
+    lengths = np.array([len(r) for r in a_rows])
+    width = int(lengths.max())
+    a = np.zeros((len(a_rows), width))
+    b = np.full((len(a_rows), width), 99.0)  # padding must not count, whatever its value
+    for i, (ra, rb) in enumerate(zip(a_rows, b_rows)):
+        a[i, : len(ra)], b[i, : len(rb)] = ra, rb
+    got = kernel(a, b, lengths)
+    expected = np.array([brute_pairs(ra, rb) for ra, rb in zip(a_rows, b_rows)], dtype=float).T
+    assert np.array_equal(got, expected)
+
+
+def test_pair_kernel_chunks(monkeypatch):
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 3, (2, 37, 9)).astype(float)
+    lengths = np.full(37, 9)
+    whole = pw._pair_stats_broadcast(a, b, lengths)
+    monkeypatch.setattr(pw, "_CHUNK_PAIRS", 100)  # a chunk of one row at a time
+    assert np.array_equal(pw._pair_stats_broadcast(a, b, lengths), whole)
+    assert np.array_equal(pw._pair_stats_merge(a, b, lengths), whole)
+
+
+@settings(max_examples=60)
+@given(x=st.lists(st.lists(st.integers(-2, 2).map(float), max_size=70), min_size=1, max_size=4))
+def test_strict_inversions_match_brute_force(x):
+    width = max(len(row) for row in x)
+    padded = np.array([row + [np.inf] * (width - len(row)) for row in x]).reshape(len(x), width)
+    expected = [sum(row[i] > row[j] for i in range(len(row)) for j in range(i + 1, len(row))) for row in x]
+    assert np.array_equal(pw._strict_inversions(padded), expected)
+
+
+# --------------------------------------------------------------------------- public functions vs peers
+
+
+@settings(max_examples=100)
+@given(labels=grades)
+def test_pair_counts_inversions_pnr_match_brute_force(labels):
+    c, d, t = brute_label_pairs(labels)
+    assert pair_counts(labels) == PairCounts(float(c), float(d), float(t))
+    assert inversions(labels) == d
+    for ties, numerator in (("concordant", c + t), ("ignore", c)):
+        got = pnr(labels, ties=ties)
+        if d > 0:
+            assert got == numerator / d
+        elif numerator > 0:
+            assert got == math.inf
+        else:
+            assert math.isnan(got)
+
+
+@settings(max_examples=100)
+@given(data=paired(min_size=2))
+def test_kendall_tau_matches_scipy(data):
+    a, b = data
+    got = kendall_tau(a, b)
+    expected = scipy.stats.kendalltau(a, b).statistic
+    if math.isnan(expected):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(expected, abs=1e-12)
+        assert -1.0 <= got <= 1.0
+
+
+@settings(max_examples=100)
+@given(data=paired(elements=st.integers(0, 3).map(float), min_size=2))
+def test_kendall_tau_variant_a_by_hand(data):
+    a, b = data
+    c, d, ta, tb, _ = brute_pairs(a, b)
+    n0 = len(a) * (len(a) - 1) / 2
+    got = kendall_tau(a, b, variant="a")
+    if ta == n0 or tb == n0:
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx((c - d) / n0, abs=1e-12)
+        assert abs(got) <= abs(kendall_tau(a, b)) + 1e-12  # ties only shrink tau-a
+
+
+@settings(max_examples=100)
+@given(data=paired())
+def test_kendall_distance_matches_brute_force(data):
+    a, b = data
+    d = brute_pairs(a, b)[1]
+    assert kendall_distance(a, b) == d
+    assert kendall_distance(b, a) == d  # symmetric
+    n0 = len(a) * (len(a) - 1) / 2
+    if n0:
+        assert kendall_distance(a, b, normalize=True) == pytest.approx(d / n0)
+
+
+@settings(max_examples=100)
+@given(a=st.lists(values, min_size=2, max_size=40))
+def test_kendall_tau_of_a_vector_with_itself_is_one(a):
+    if len(set(a)) > 1:
+        assert kendall_tau(a, a) == 1.0
+        assert kendall_tau(a, a, variant="a") <= 1.0
+        assert kendall_distance(a, a) == 0.0
+        assert kendall_tau(a, [-v for v in a]) == -1.0
+
+
+@settings(max_examples=100)
+@given(data=paired(elements=st.integers(0, 3).map(float), min_size=1), rel=st.sampled_from([1, 2, 0.5]))
+def test_auc_matches_sklearn(data, rel):
+    labels, raw = data
+    scores = [s / 2 for s in raw]  # tied scores are frequent
+    y = np.asarray(labels) >= rel
+    got = auc(labels, scores, rel=rel)
+    if y.all() or not y.any():
+        assert math.isnan(got)
+        return
+    assert got == pytest.approx(roc_auc_score(y, scores), abs=1e-12)
+    assert 0.0 <= got <= 1.0
+    assert auc(labels, [-s for s in scores], rel=rel) == pytest.approx(1.0 - got, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- batch == per row
+
+
+@settings(max_examples=40)
+@given(data=batches())
+def test_batch_equals_per_row(data):
+    a, b = data
+    functions = [
+        lambda x, y: kendall_tau(x, y),
+        lambda x, y: kendall_tau(x, y, variant="a"),
+        lambda x, y: kendall_distance(x, y),
+        lambda x, y: kendall_distance(x, y, normalize=True),
+        lambda x, y: auc(x, y),
+        lambda x, y: inversions(x),
+        lambda x, y: pnr(x),
+        lambda x, y: pnr(x, ties="ignore"),
+        lambda x, y: pair_counts(x).tied,
+    ]
+    for f in functions:
+        batch = f(a, b)
+        rows = [f(a[i], b[i]) for i in range(a.shape[0])]
+        assert batch.shape == (a.shape[0],)
+        assert np.array_equal(batch, rows, equal_nan=True)
+
+
+@settings(max_examples=40)
+@given(data=ragged())
+def test_ragged_equals_per_row(data):
+    a, b = data
+    for f in (kendall_tau, kendall_distance, auc):
+        batch = f(a, b)
+        assert np.array_equal(batch, [f(x, y) for x, y in zip(a, b)], equal_nan=True)
+    batch = pair_counts(a)
+    assert np.array_equal(np.stack(batch, axis=1), [list(pair_counts(x)) for x in a])
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: pair_counts([1, np.nan]), "labels must be finite, got .*nan"),
+        (lambda: inversions([[1, 2], [np.inf, 0]]), "labels must be finite, got .*inf"),
+        (lambda: pnr([[1, 2], [0, -np.inf]]), "labels must be finite"),
+        (lambda: kendall_tau([1, 2], [np.nan, 1]), "b must be finite"),
+        (lambda: kendall_tau([np.inf, 2], [0, 1]), "a must be finite"),
+        (lambda: kendall_distance([[1, np.nan]], [[1, 2]]), "a must be finite"),
+        (lambda: auc([1, 0], [0.5, np.nan]), "scores must be finite"),
+        (lambda: auc([1, np.nan], [0.5, 0.1]), "labels must be finite"),
+        (lambda: kendall_tau([1, 2, 3], [1, 2]), r"a and b must have the same shape, got \(3,\) and \(2,\)"),
+        (lambda: kendall_tau([[1, 2]], [1, 2]), "a and b must have the same shape"),
+        (lambda: kendall_distance([[1, 2], [1]], [[1, 2], [1, 2]]), "a and b must have the same shape"),
+        (lambda: auc([[1, 0]], [[1, 0, 1]]), "labels and scores must have the same shape"),
+        (lambda: kendall_tau([1, 2], [1, 2], variant="c"), "variant must be one of 'a', 'b', got 'c'"),
+        (lambda: pnr([1, 0], ties="half"), "ties must be one of 'concordant', 'ignore', got 'half'"),
+        (lambda: auc([1, 0], [1, 0], rel=0), "rel must be a positive number, got 0"),
+        (lambda: auc([1, 0], [1, 0], rel=np.nan), "rel must be a positive number"),
+        (lambda: kendall_distance([1, 2], [1, 2], normalize="yes"), "normalize must be True or False"),
+        (lambda: pair_counts(np.zeros((2, 2, 2))), "labels must be 1-D or 2-D, got 3-D"),
+        (lambda: pair_counts(["a", "b"]), "labels must hold numbers"),
+        (lambda: kendall_tau([[1, "x"]], [[1, 2]]), "a must hold numbers"),
+    ],
+)
+def test_errors(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_public_names_exported():
+    for name in ("kendall_tau", "kendall_distance", "inversions", "pair_counts", "pnr", "auc"):
+        assert getattr(rk, name) is getattr(pw, name)
