@@ -85,7 +85,8 @@ def compare(
         accepts), scored here with ``evaluate(qrels, run, metrics, ties=ties,
         queries=queries)``, or a per-query table: a DataFrame indexed by query id with
         one column per metric (what ``evaluate`` returns). A DataFrame is taken as a
-        per-query table when it has a column for every metric in ``metrics``.
+        per-query table when it has a column named like one of ``metrics``
+        (it must then have them all); any other value is taken as a run.
     metrics : str or sequence of str, or None
         Metric specs (``"nDCG@10"``, ``"AP"``, ...); for per-query tables, the column
         names. None: every column of the first per-query table (tables only).
@@ -255,12 +256,6 @@ def _check_seed(seed) -> None:
         raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
 
 
-def _is_table(obj, metrics) -> bool:
-    if not isinstance(obj, pd.DataFrame):
-        return False
-    return metrics is None or all(m in obj.columns for m in metrics)
-
-
 def _per_query_tables(qrels, runs, metrics, *, queries, ties):
     """Per-query DataFrames (one column per metric), scoring runs with ``evaluate``."""
     if isinstance(metrics, str):
@@ -271,32 +266,40 @@ def _per_query_tables(qrels, runs, metrics, *, queries, ties):
             raise ValueError("metrics must name at least one metric, got []")
         if not all(isinstance(m, str) for m in metrics):
             raise ValueError(f"metrics must be metric spec strings, got {metrics!r}")
-    if metrics is None:
-        first = next(iter(runs.values()))
-        if not isinstance(first, pd.DataFrame):
-            raise ValueError("metrics must be given unless runs are per-query tables")
-        metrics = [str(c) for c in first.columns]
-        if not metrics:
+
+    def is_table(obj) -> bool:
+        # A DataFrame holding any requested metric column is a per-query table;
+        # any other value is a run for evaluate().
+        return isinstance(obj, pd.DataFrame) and (
+            metrics is None or any(m in obj.columns for m in metrics))
+
+    to_score = [name for name, run in runs.items() if not is_table(run)]
+    if to_score:
+        if metrics is None:
+            raise ValueError(f"metrics must be given to score run(s) {to_score!r}")
+        if qrels is None:
+            raise ValueError(f"qrels must be given to score run(s) {to_score!r} "
+                             "(or pass per-query tables)")
+        from .evaluate import evaluate, expand_metrics  # late: sibling module
+
+        # evaluate() names columns by the spec as written; a trec_eval list such as
+        # "P.5,10" expands to several columns.
+        columns = list(expand_metrics(metrics))
+    elif metrics is None:
+        columns = [c for c in next(iter(runs.values())).columns]
+        if not columns:
             raise ValueError("the per-query tables have no metric columns")
+    else:
+        columns = metrics
     tables = {}
     for name, run in runs.items():
-        if _is_table(run, metrics):
-            tables[name] = run.loc[:, metrics]
-            continue
-        if isinstance(run, pd.DataFrame) and not {"doc_id", "docno", "score"} & set(map(str, run.columns)):
-            # Looks like a per-query table (no run columns) that lacks some metric.
-            missing = [m for m in metrics if m not in run.columns]
+        if name in to_score:
+            run = evaluate(qrels, run, metrics, ties=ties, queries=queries)
+        missing = [m for m in columns if m not in run.columns]
+        if missing:
             raise ValueError(f"system {name!r} has no column for metric(s) {missing!r}")
-        if qrels is None:
-            raise ValueError(
-                f"qrels must be given to score run {name!r} (or pass per-query tables)")
-        from .evaluate import evaluate  # late import: evaluate is a sibling module
-
-        scored = evaluate(qrels, run, metrics, ties=ties, queries=queries)
-        if list(scored.columns) != metrics and len(scored.columns) == len(metrics):
-            scored = scored.set_axis(metrics, axis=1)  # normalized spec names -> as asked
-        tables[name] = scored.loc[:, metrics]
-    return tables, metrics
+        tables[name] = run.loc[:, columns]
+    return tables, [str(c) for c in columns]
 
 
 def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:
@@ -335,7 +338,7 @@ def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:
         if bad.any():
             m, q = np.argwhere(bad)[0]
             raise ValueError(
-                f"system {name!r}: scores must be finite, got {values[m, q]!r} for "
+                f"system {name!r}: scores must be finite, got {float(values[m, q])!r} for "
                 f"metric {metrics[m]!r}, query {index[q]!r}")
         blocks.append(values)
     return np.stack(blocks)
@@ -361,13 +364,14 @@ def _paired_stats(a: np.ndarray, b: np.ndarray, *, test: str, alpha: float,
     d = a - b
     diff = d.mean(axis=1)
     sd = d.std(axis=1, ddof=1)
-    spread = d.max(axis=1) - d.min(axis=1)
     zero = ~d.any(axis=1)  # identical systems
-    const = (spread == 0) & ~zero  # nonzero constant difference
+    # Nonzero constant difference (sd = 0, also when differences agree to underflow).
+    const = (sd == 0) & ~zero
     regular = ~zero & ~const
 
     effect = np.zeros(len(d))
-    effect[regular] = diff[regular] / sd[regular]
+    with np.errstate(over="ignore"):
+        effect[regular] = diff[regular] / sd[regular]
     effect[const] = np.copysign(np.inf, diff[const])
     ci_low = np.where(const, diff, 0.0)
     ci_high = ci_low.copy()

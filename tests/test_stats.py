@@ -1,0 +1,534 @@
+"""Tests of rankkit.stats: compare(), the corrections and the report renderers.
+
+Oracles: scipy.stats (ttest_rel exactly; permutation_test and bootstrap within Monte
+Carlo error, or exactly where the resampling stream is the same), hand-computed
+corrections, simulated planted / null differences.
+"""
+
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import stats
+
+import rankkit
+from rankkit.stats import (
+    COLUMNS, _paired_stats, _randomization_pvalues, adjust_pvalues, compare, style,
+    to_latex, to_markdown,
+)
+
+METRICS = ["nDCG@10", "AP"]
+
+
+def make_tables(n_systems=3, n_queries=40, seed=1, effects=None):
+    """Per-query tables: shared query difficulty + a system effect + noise."""
+    rng = np.random.default_rng(seed)
+    index = pd.Index([f"q{i:03d}" for i in range(n_queries)], name="query_id")
+    base = rng.random((n_queries, len(METRICS)))
+    effects = effects if effects is not None else [0.03 * s for s in range(n_systems)]
+    return {
+        f"s{s}": pd.DataFrame(
+            np.clip(base + effects[s] + rng.normal(0, 0.1, base.shape), 0, 1),
+            index=index, columns=METRICS)
+        for s in range(n_systems)
+    }
+
+
+def mean_diff(x, y, axis):
+    return np.mean(x - y, axis=axis)
+
+
+# ------------------------------------------------------------------ table structure
+
+
+def test_columns_rows_and_attrs():
+    runs = make_tables()
+    table = compare(None, runs, METRICS, baseline="s0")
+    assert list(table.columns) == COLUMNS
+    assert table[["metric", "system", "baseline"]].values.tolist() == [
+        ["nDCG@10", "s1", "s0"], ["nDCG@10", "s2", "s0"], ["AP", "s1", "s0"], ["AP", "s2", "s0"]]
+    assert table["n_queries"].tolist() == [40] * 4
+    assert table.attrs == {"test": "t", "correction": "holm", "alpha": 0.05,
+                           "n_resamples": 10_000, "seed": 0, "bootstrap_ci": "bca"}
+    for row in table.itertuples():
+        s, b = runs[row.system][row.metric], runs[row.baseline][row.metric]
+        d = s - b
+        assert row.mean == pytest.approx(s.mean(), abs=1e-15)
+        assert row.baseline_mean == pytest.approx(b.mean(), abs=1e-15)
+        assert row.diff == pytest.approx(d.mean(), abs=1e-15)
+        assert row.effect_size == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+
+
+def test_all_pairs_later_against_earlier():
+    table = compare(None, make_tables(), "AP")
+    assert table[["system", "baseline"]].values.tolist() == [["s1", "s0"], ["s2", "s0"], ["s2", "s1"]]
+
+
+def test_metrics_none_takes_every_column_and_single_string():
+    runs = make_tables()
+    assert compare(None, runs, None)["metric"].unique().tolist() == METRICS
+    assert compare(None, runs, "AP")["metric"].unique().tolist() == ["AP"]
+
+
+def test_row_order_of_tables_does_not_matter():
+    runs = make_tables()
+    shuffled = dict(runs)
+    shuffled["s1"] = runs["s1"].sample(frac=1.0, random_state=3)
+    for test in ("t", "randomization", "bootstrap"):
+        a = compare(None, runs, METRICS, test=test, n_resamples=500)
+        b = compare(None, shuffled, METRICS, test=test, n_resamples=500)
+        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)
+
+
+# ------------------------------------------------------------------------- t-test
+
+
+def test_t_test_equals_scipy_exactly():
+    runs = make_tables(n_systems=4)
+    table = compare(None, runs, METRICS, test="t", alpha=0.1)
+    for row in table.itertuples():
+        res = stats.ttest_rel(runs[row.system][row.metric].to_numpy(),
+                              runs[row.baseline][row.metric].to_numpy())
+        ci = res.confidence_interval(confidence_level=0.9)
+        assert row.p_value == res.pvalue
+        assert (row.ci_low, row.ci_high) == (ci.low, ci.high)
+
+
+@given(arrays(np.float64, (2, 12), elements=st.floats(0, 1)))
+def test_t_test_equals_scipy_on_random_vectors(values):
+    a, b = values
+    d = a - b
+    if d.std(ddof=1) == 0:  # degenerate: documented separately
+        return
+    table = compare(None, {"b": pd.DataFrame({"m": b}), "a": pd.DataFrame({"m": a})}, "m")
+    assert table["p_value"].iloc[0] == stats.ttest_rel(a, b).pvalue
+    assert 0.0 <= table["p_adjusted"].iloc[0] <= 1.0
+
+
+# ------------------------------------------------------------------ randomization
+
+
+def test_randomization_exact_enumeration_equals_scipy():
+    # 2**10 = 1024 <= n_resamples: both enumerate every sign vector.
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        a, b = rng.random(10), rng.random(10)
+        table = compare(None, {"b": pd.DataFrame({"m": b}), "a": pd.DataFrame({"m": a})},
+                        "m", test="randomization", n_resamples=2000)
+        ref = stats.permutation_test((a, b), mean_diff, permutation_type="samples",
+                                     vectorized=True, n_resamples=2000)
+        assert table["p_value"].iloc[0] == pytest.approx(ref.pvalue, abs=1e-15)
+
+
+def test_randomization_exact_hand_example():
+    # d = (1, 2, 3): of the 8 sign vectors, |sum| >= 6 only for +++ and ---: p = 2/8.
+    table = compare(None, {"b": pd.DataFrame({"m": [0.0, 0.0, 0.0]}),
+                           "a": pd.DataFrame({"m": [1.0, 2.0, 3.0]})},
+                    "m", test="randomization")
+    assert table["p_value"].iloc[0] == 0.25
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.03, 0.08])
+def test_randomization_within_monte_carlo_error_of_scipy(shift):
+    rng = np.random.default_rng(11)
+    n, n_resamples = 60, 20_000
+    b = rng.random(n)
+    a = b + shift + rng.normal(0, 0.15, n)
+    table = compare(None, {"b": pd.DataFrame({"m": b}), "a": pd.DataFrame({"m": a})}, "m",
+                    test="randomization", n_resamples=n_resamples, seed=4)
+    ref = stats.permutation_test((a, b), mean_diff, permutation_type="samples",
+                                 vectorized=True, n_resamples=n_resamples,
+                                 rng=np.random.default_rng(9)).pvalue
+    p = table["p_value"].iloc[0]
+    # Two independent Monte Carlo estimates of the same p: sd of the difference is
+    # sqrt(2 p (1 - p) / B); allow 4 sd plus the +1 adjustment.
+    tolerance = 4 * np.sqrt(2 * ref * (1 - ref) / n_resamples) + 2 / n_resamples
+    assert abs(p - ref) <= tolerance
+
+
+def test_randomization_reproducible_for_a_seed():
+    runs = make_tables(n_queries=200, effects=[0, 0.005, 0.01])
+    one = compare(None, runs, METRICS, test="randomization", n_resamples=3000, seed=7)
+    two = compare(None, runs, METRICS, test="randomization", n_resamples=3000,
+                  seed=np.random.default_rng(7))
+    again = compare(None, runs, METRICS, test="randomization", n_resamples=3000, seed=7)
+    other = compare(None, runs, METRICS, test="randomization", n_resamples=3000, seed=8)
+    pd.testing.assert_frame_equal(one, again)
+    assert np.array_equal(one["p_value"], two["p_value"])
+    assert not np.array_equal(one["p_value"], other["p_value"])
+    # Randomized p-values: (1 + count) / (B + 1).
+    counts = one["p_value"] * 3001 - 1
+    assert np.allclose(counts, np.round(counts))
+
+
+def test_result_of_a_comparison_does_not_depend_on_the_other_systems():
+    runs = make_tables(n_systems=4, n_queries=100)
+    for test in ("randomization", "bootstrap"):
+        full = compare(None, runs, METRICS, baseline="s0", test=test, n_resamples=1000)
+        small = compare(None, {"s0": runs["s0"], "s2": runs["s2"]}, METRICS, baseline="s0",
+                        test=test, n_resamples=1000)
+        sub = full[full["system"] == "s2"].reset_index(drop=True)
+        cols = ["diff", "ci_low", "ci_high", "p_value"]
+        pd.testing.assert_frame_equal(sub[cols], small[cols])
+
+
+def test_randomization_detects_a_planted_difference():
+    rng = np.random.default_rng(21)
+    b = rng.random(50)
+    a = b + 0.1 + rng.normal(0, 0.1, 50)
+    table = compare(None, {"b": pd.DataFrame({"m": b}), "a": pd.DataFrame({"m": a})}, "m",
+                    test="randomization", n_resamples=5000)
+    assert table["p_value"].iloc[0] < 0.01
+    assert bool(table["significant"].iloc[0])
+
+
+def test_randomization_false_positive_rate_near_alpha():
+    # 300 comparisons of systems identical by construction (both columns drawn from the
+    # same distribution, independently per query): the rate of p < 0.05 must be a
+    # Binomial(300, 0.05) draw: mean 15, sd 3.8. Band: its 0.1% and 99.9% quantiles.
+    rng = np.random.default_rng(2024)
+    a, b = rng.random((300, 30)), rng.random((300, 30))
+    p = _paired_stats(a, b, test="randomization", alpha=0.05, n_resamples=500,
+                      seed=1)["p_value"]
+    rejections = int((p < 0.05).sum())
+    low, high = stats.binom.ppf([0.001, 0.999], 300, 0.05)
+    assert low <= rejections <= high
+    # The null p-values are close to uniform.
+    assert stats.kstest(p, "uniform").pvalue > 0.001
+
+
+# ---------------------------------------------------------------------- bootstrap
+
+
+@pytest.mark.parametrize("method", ["BCa", "percentile"])
+def test_bootstrap_interval_equals_scipy_with_the_same_stream(method):
+    rng = np.random.default_rng(3)
+    b = rng.random(80)
+    a = b + 0.02 + rng.normal(0, 0.1, 80)
+    table = compare(None, {"b": pd.DataFrame({"m": b}), "a": pd.DataFrame({"m": a})}, "m",
+                    test="bootstrap", n_resamples=4000, seed=12, alpha=0.1,
+                    bootstrap_ci=method.lower())
+    ref = stats.bootstrap((a - b,), np.mean, n_resamples=4000, vectorized=True,
+                          confidence_level=0.9, method=method,
+                          rng=np.random.default_rng(12))
+    row = table.iloc[0]
+    assert row["ci_low"] == pytest.approx(ref.confidence_interval.low, rel=1e-12)
+    assert row["ci_high"] == pytest.approx(ref.confidence_interval.high, rel=1e-12)
+    # Shift-method p-value from scipy's bootstrap distribution.
+    theta = np.mean(a - b)
+    dist = ref.bootstrap_distribution
+    expected = (1 + np.sum(np.abs(dist - theta) >= np.abs(theta))) / (4000 + 1)
+    assert row["p_value"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_bootstrap_within_monte_carlo_error_of_scipy_other_seed():
+    rng = np.random.default_rng(8)
+    b = rng.random(100)
+    a = b + 0.03 + rng.normal(0, 0.12, 100)
+    table = compare(None, {"b": pd.DataFrame({"m": b}), "a": pd.DataFrame({"m": a})}, "m",
+                    test="bootstrap", n_resamples=10_000, seed=0)
+    ref = stats.bootstrap((a - b,), np.mean, n_resamples=10_000, vectorized=True,
+                          rng=np.random.default_rng(99))
+    se = ref.standard_error
+    assert table["ci_low"].iloc[0] == pytest.approx(ref.confidence_interval.low, abs=0.1 * se)
+    assert table["ci_high"].iloc[0] == pytest.approx(ref.confidence_interval.high, abs=0.1 * se)
+
+
+def test_bootstrap_reproducible_and_detects_difference():
+    runs = make_tables(n_queries=100, effects=[0, 0.05, 0.0])
+    one = compare(None, runs, METRICS, baseline="s0", test="bootstrap", n_resamples=2000, seed=3)
+    two = compare(None, runs, METRICS, baseline="s0", test="bootstrap", n_resamples=2000, seed=3)
+    pd.testing.assert_frame_equal(one, two)
+    s1 = one[one["system"] == "s1"]
+    assert (s1["p_value"] < 0.01).all() and (s1["ci_low"] > 0).all()
+
+
+# -------------------------------------------------------------------- degenerate cases
+
+
+@pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
+def test_identical_systems_p_one_no_nan(test):
+    t = pd.DataFrame({"AP": [0.1, 0.5, 0.3]})
+    table = compare(None, {"a": t, "b": t.copy()}, "AP", test=test)
+    row = table.iloc[0]
+    assert (row["diff"], row["ci_low"], row["ci_high"]) == (0.0, 0.0, 0.0)
+    assert (row["p_value"], row["p_adjusted"], row["effect_size"]) == (1.0, 1.0, 0.0)
+    assert not row["significant"]
+    assert not table.isna().any().any()
+
+
+def test_constant_nonzero_difference():
+    a = pd.DataFrame({"AP": [0.0, 0.25, 0.5, 0.25]})
+    b = a + 0.25
+    t = compare(None, {"a": a, "b": b}, "AP").iloc[0]
+    assert t["p_value"] == 0.0 and t["effect_size"] == np.inf
+    assert (t["ci_low"], t["ci_high"]) == (0.25, 0.25)
+    r = compare(None, {"a": a, "b": b}, "AP", test="randomization").iloc[0]
+    assert r["p_value"] == 2 / 16  # exact: +++ + and - - - - only
+    assert (r["ci_low"], r["ci_high"]) == (0.25, 0.25)
+    bs = compare(None, {"a": a, "b": b}, "AP", test="bootstrap", n_resamples=999).iloc[0]
+    assert bs["p_value"] == 1 / 1000 and (bs["ci_low"], bs["ci_high"]) == (0.25, 0.25)
+    assert compare(None, {"b": b, "a": a}, "AP").iloc[0]["effect_size"] == -np.inf
+
+
+# ---------------------------------------------------------------------- corrections
+
+
+def test_bonferroni_hand_example():
+    # m = 4: p * 4, capped at 1.
+    assert adjust_pvalues([0.01, 0.04, 0.03, 0.005], "bonferroni") == pytest.approx(
+        [0.04, 0.16, 0.12, 0.02])
+    assert adjust_pvalues([0.3, 0.01], "bonferroni") == pytest.approx([0.6, 0.02])
+    assert adjust_pvalues([0.6, 0.01], "bonferroni") == pytest.approx([1.0, 0.02])
+
+
+def test_holm_hand_example():
+    # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 = 0.02, 0.03, 0.06, 0.04;
+    # running maximum 0.02, 0.03, 0.06, 0.06; back in input order:
+    assert adjust_pvalues([0.01, 0.04, 0.03, 0.005], "holm") == pytest.approx(
+        [0.03, 0.06, 0.06, 0.02])
+    # Benjamini & Hochberg's 8 p-values: times 8..1 = 0.008, 0.056, 0.234, 0.205, 0.168,
+    # 0.18, 0.148, 0.205; running maximum:
+    p = [0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205]
+    assert adjust_pvalues(p, "holm") == pytest.approx(
+        [0.008, 0.056, 0.234, 0.234, 0.234, 0.234, 0.234, 0.234])
+    # Capped at 1: 0.4 * 3 = 1.2 -> 1.
+    assert adjust_pvalues([0.4, 0.5, 0.45], "holm") == pytest.approx([1.0, 1.0, 1.0])
+
+
+def test_bh_hand_example():
+    # p_(i) * m / i, then the running minimum from the largest:
+    # 0.005*4/1 = 0.02, 0.01*4/2 = 0.02, 0.03*4/3 = 0.04, 0.04*4/4 = 0.04.
+    assert adjust_pvalues([0.01, 0.04, 0.03, 0.005], "bh") == pytest.approx(
+        [0.02, 0.04, 0.04, 0.02])
+    # x 8/i: 0.008, 0.032, 0.104, 0.082, 0.0672, 0.08, 0.0845714, 0.205;
+    # running minimum from the right: 0.104 and 0.082 drop to 0.0672.
+    p = [0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205]
+    assert adjust_pvalues(p, "bh") == pytest.approx(
+        [0.008, 0.032, 0.0672, 0.0672, 0.0672, 0.08, 0.074 * 8 / 7, 0.205])
+
+
+def test_no_correction_and_empty():
+    assert adjust_pvalues([0.2, 0.01], None).tolist() == [0.2, 0.01]
+    assert adjust_pvalues([0.2, 0.01], "none").tolist() == [0.2, 0.01]
+    assert adjust_pvalues([], "holm").size == 0
+
+
+@pytest.mark.parametrize("correction", ["holm", "bonferroni", "bh", "none", None])
+def test_correction_applied_per_metric(correction):
+    runs = make_tables(n_systems=4, n_queries=30, effects=[0, 0.01, 0.04, 0.08])
+    table = compare(None, runs, METRICS, baseline="s0", correction=correction)
+    for metric, group in table.groupby("metric", sort=False):
+        assert len(group) == 3
+        expected = adjust_pvalues(group["p_value"].to_numpy(), correction)
+        assert np.array_equal(group["p_adjusted"].to_numpy(), expected)
+        assert (group["significant"] == (group["p_adjusted"] < 0.05)).all()
+    if correction in ("none", None):
+        assert np.array_equal(table["p_adjusted"], table["p_value"])
+
+
+def test_alpha_sets_significance_and_interval():
+    runs = make_tables(n_systems=2, n_queries=30, effects=[0, 0.03])
+    loose = compare(None, runs, METRICS, alpha=0.5)
+    strict = compare(None, runs, METRICS, alpha=0.001)
+    assert ((loose["ci_high"] - loose["ci_low"]) < (strict["ci_high"] - strict["ci_low"])).all()
+    assert (loose["significant"] == (loose["p_adjusted"] < 0.5)).all()
+
+
+# ---------------------------------------------------------------- query alignment
+
+
+def test_missing_queries_are_an_error_naming_them():
+    runs = make_tables(n_queries=10)
+    runs["s2"] = runs["s2"].drop(index=["q003", "q007"])
+    with pytest.raises(ValueError, match=r"2 queries \('q003', 'q007'\) missing from 's2'"):
+        compare(None, runs, METRICS)
+    runs["s1"] = pd.concat([runs["s1"], runs["s1"].iloc[:1].rename(index={"q000": "extra"})])
+    with pytest.raises(ValueError, match=r"1 query \('extra'\) missing from 's0'"):
+        compare(None, runs, METRICS)
+
+
+def test_queries_qrels_scores_missing_queries_zero():
+    a = pd.DataFrame({"AP": [0.5, 0.2, 0.4]}, index=["q1", "q2", "q3"])
+    b = pd.DataFrame({"AP": [0.6, 0.3]}, index=["q1", "q3"])
+    row = compare(None, {"a": a, "b": b}, "AP", queries="qrels").iloc[0]
+    # b scores q2 as 0: differences 0.1, -0.2, -0.1.
+    assert row["n_queries"] == 3
+    assert row["mean"] == pytest.approx(0.3) and row["diff"] == pytest.approx(-0.2 / 3)
+
+
+# -------------------------------------------------------------------------- errors
+
+
+def tiny():
+    return {"a": pd.DataFrame({"AP": [0.1, 0.2, 0.3]}), "b": pd.DataFrame({"AP": [0.2, 0.2, 0.5]})}
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"test": "wilcoxon"}, r"test must be one of 't', 'randomization', 'bootstrap', got 'wilcoxon'"),
+    ({"correction": "fdr"}, r"correction must be one of 'holm', 'bonferroni', 'bh', 'none', got 'fdr'"),
+    ({"queries": "all"}, r"queries must be one of 'run', 'qrels', got 'all'"),
+    ({"bootstrap_ci": "basic"}, r"bootstrap_ci must be one of 'bca', 'percentile', got 'basic'"),
+    ({"alpha": 1.0}, r"alpha must be in \(0, 1\), got 1.0"),
+    ({"alpha": 0}, r"alpha must be in \(0, 1\), got 0"),
+    ({"n_resamples": 0}, r"n_resamples must be a positive integer or None, got 0"),
+    ({"n_resamples": 10.0}, r"n_resamples must be a positive integer"),
+    ({"n_resamples": None}, r"n_resamples must be a positive integer, got None"),
+    ({"seed": -1}, r"seed must be a non-negative integer, a numpy Generator or None, got -1"),
+    ({"seed": 1.5}, r"seed must be"),
+    ({"baseline": "c"}, r"baseline must be one of \['a', 'b'\], got 'c'"),
+])
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        compare(None, tiny(), "AP", **kwargs)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="need at least two queries to compare systems, got 1"):
+        compare(None, {"a": pd.DataFrame({"AP": [0.1]}), "b": pd.DataFrame({"AP": [0.3]})}, "AP")
+    with pytest.raises(ValueError, match="runs must hold at least two systems, got 1"):
+        compare(None, {"a": tiny()["a"]}, "AP")
+    with pytest.raises(ValueError, match="runs must be a mapping of name -> run, got list"):
+        compare(None, [tiny()["a"], tiny()["b"]], "AP")
+    with pytest.raises(ValueError, match=r"system 'b' has no column for metric\(s\) \['P@5'\]"):
+        compare(None, {"a": pd.DataFrame({"AP": [0.1, 0.2], "P@5": [0.2, 0.4]}),
+                       "b": pd.DataFrame({"AP": [0.1, 0.3]})}, ["AP", "P@5"])
+    bad = tiny()
+    bad["b"].loc[1, "AP"] = np.nan
+    with pytest.raises(ValueError, match=r"system 'b': scores must be finite, got nan "
+                                         r"for metric 'AP', query 1"):
+        compare(None, bad, "AP")
+    dup = tiny()
+    dup["a"].index = [0, 0, 1]
+    with pytest.raises(ValueError, match=r"system 'a' scores queries more than once: \[0\]"):
+        compare(None, dup, "AP")
+    with pytest.raises(ValueError, match=r"qrels must be given to score run\(s\) \['b'\]"):
+        compare(None, {"a": tiny()["a"], "b": {"q1": {"d1": 1.0}}}, "AP")
+    with pytest.raises(ValueError, match="metrics must name at least one metric, got"):
+        compare(None, tiny(), [])
+
+
+def test_adjust_pvalues_errors():
+    with pytest.raises(ValueError, match="method must be one of 'holm', 'bonferroni', 'bh', 'none', got 'by'"):
+        adjust_pvalues([0.1], "by")
+    with pytest.raises(ValueError, match=r"p_values must be in \[0, 1\]"):
+        adjust_pvalues([0.1, 1.5], "holm")
+    with pytest.raises(ValueError, match=r"p_values must be one-dimensional, got shape \(1, 2\)"):
+        adjust_pvalues([[0.1, 0.2]], "holm")
+
+
+# ------------------------------------------------------------------- evaluate path
+
+
+def test_runs_are_scored_with_evaluate(monkeypatch):
+    ev = importlib.import_module("rankkit.evaluate")  # the module, not the function
+
+    calls = []
+    scores = {"run_a": [0.2, 0.4, 0.6], "run_b": [0.3, 0.6, 0.6]}
+
+    def fake_evaluate(qrels, run, metrics, *, ties, queries):
+        calls.append((qrels, run, metrics, ties, queries))
+        return pd.DataFrame({"AP": scores[run]}, index=pd.Index(["q1", "q2", "q3"], name="query_id"))
+
+    monkeypatch.setattr(ev, "evaluate", fake_evaluate)
+    table = compare("QRELS", {"a": "run_a", "b": "run_b"}, ["AP"], ties="average",
+                    queries="qrels")
+    assert calls == [("QRELS", "run_a", ["AP"], "average", "qrels"),
+                     ("QRELS", "run_b", ["AP"], "average", "qrels")]
+    assert table["diff"].iloc[0] == pytest.approx(0.1)
+    assert table["p_value"].iloc[0] == stats.ttest_rel([0.3, 0.6, 0.6], [0.2, 0.4, 0.6]).pvalue
+
+
+def _evaluate_works() -> bool:
+    try:
+        rankkit.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, ["AP"])
+    except (NotImplementedError, ImportError):
+        return False
+    return True
+
+
+def test_compare_runs_end_to_end():
+    if not _evaluate_works():
+        pytest.skip("rankkit.evaluate's reader/ranker are still stubs")
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 1}, "q2": {"d4": 1, "d5": 1}, "q3": {"d6": 1}}
+    good = {"q1": {"d1": 3.0, "d3": 2.0, "d2": 1.0}, "q2": {"d4": 2.0, "d5": 1.0},
+            "q3": {"d6": 1.0}}
+    bad = {"q1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}, "q2": {"d5": 2.0, "x": 3.0, "d4": 1.0},
+           "q3": {"x": 2.0, "d6": 1.0}}
+    table = compare(qrels, {"bad": bad, "good": good}, ["AP", "P@1"])
+    per_query_good = rankkit.evaluate(qrels, good, ["AP", "P@1"])
+    per_query_bad = rankkit.evaluate(qrels, bad, ["AP", "P@1"])
+    via_tables = compare(None, {"bad": per_query_bad, "good": per_query_good}, ["AP", "P@1"])
+    pd.testing.assert_frame_equal(table, via_tables)
+    assert table.loc[table["metric"] == "P@1", "diff"].iloc[0] == pytest.approx(1.0)
+
+
+# ----------------------------------------------------------------------- rendering
+
+
+def small_table():
+    a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5], "P@5": [0.2, 0.4, 0.2, 0.4]})
+    b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6], "P@5": [0.2, 0.4, 0.4, 0.2]})
+    return compare(None, {"bm25_base": a, "neural": b}, ["AP", "P@5"])
+
+
+def test_to_markdown():
+    text = to_markdown(small_table())
+    lines = text.splitlines()
+    assert lines[0] == ("| System | Baseline  | Metric | Mean   | Diff     | 95% CI             "
+                        "| p      | p adj. | d     |")
+    assert lines[2] == ("| neural | bm25_base | AP     | 0.4250 | +0.1250† | [+0.0454, +0.2046] "
+                        "| 0.0154 | 0.0154 | +2.50 |")
+    # P@5: differences 0, 0, +0.2, -0.2: diff 0, not significant, no mark.
+    assert lines[3].startswith("| neural | bm25_base | P@5    | 0.3000 | +0.0000  |")
+    assert "†" not in lines[3]
+    assert lines[-1].startswith("† significant at alpha = 0.05 (paired t-test, holm correction")
+    assert to_markdown(small_table(), digits=2, mark="*").splitlines()[2].count("+0.12*") == 1
+
+
+def test_markdown_escapes_pipes_and_small_p():
+    a = pd.DataFrame({"a|b": np.linspace(0, 1, 50)})
+    b = a + 0.5 + np.random.default_rng(0).normal(0, 0.01, (50, 1))
+    text = to_markdown(compare(None, {"x": a, "y": b}, "a|b"))
+    assert "a\\|b" in text and "<0.0001" in text
+
+
+def test_to_latex():
+    text = to_latex(small_table())
+    assert text.startswith("\\begin{tabular}{lllrrrrrr}\n\\toprule\n")
+    assert ("neural & bm25\\_base & AP & 0.4250 & +0.1250$^\\dagger$ & [+0.0454, +0.2046] "
+            "& 0.0154 & 0.0154 & +2.50 \\\\") in text
+    assert "95\\% CI" in text and text.endswith("\\end{tabular}")
+    wrapped = to_latex(small_table(), caption="Runs & results", label="tab:cmp")
+    assert wrapped.startswith("\\begin{table}\n\\centering\n\\caption{Runs \\& results}\n"
+                              "\\label{tab:cmp}\n\\begin{tabular}")
+    assert wrapped.endswith("\\end{tabular}\n\\end{table}")
+
+
+def test_style():
+    table = small_table()
+    styler = style(table)
+    assert isinstance(styler, pd.io.formats.style.Styler)
+    html = styler.to_html()
+    assert "+0.1250" in html and "0.0154" in html and "†" in html
+    assert "font-weight: bold" in html
+    assert "paired t-test" in html  # caption
+    assert styler.data is table  # the numbers themselves are untouched
+
+
+def test_render_errors():
+    with pytest.raises(ValueError, match="digits must be a non-negative integer, got -1"):
+        to_markdown(small_table(), digits=-1)
+    with pytest.raises(ValueError, match=r"table must be a compare\(\) result; missing columns"):
+        to_latex(pd.DataFrame({"x": [1]}))
+    with pytest.raises(ValueError, match=r"table must be a compare\(\) result"):
+        style(pd.DataFrame({"x": [1]}))
+
+
+def test_compare_is_the_only_top_level_name():
+    assert rankkit.compare is compare
+    assert not hasattr(rankkit, "to_markdown") and not hasattr(rankkit, "style")
