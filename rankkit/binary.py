@@ -36,6 +36,9 @@ NORMALIZATIONS = ("relevant", "retrieved", "min_k")
 
 #: trec_eval's default ``iprec_at_recall`` levels, written as literals (not
 #: ``linspace``) so that ``level * R`` rounds exactly as trec_eval's C doubles do.
+#: How :func:`interpolated_precision` turns ``level * R`` into a count of relevant documents.
+ROUNDINGS = ("nearest", "plus_0.9")
+
 STANDARD_RECALL_LEVELS = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
 
 
@@ -581,17 +584,29 @@ def _check_levels(recall_levels) -> np.ndarray:
     return levels
 
 
+def _recall_cut(x: np.ndarray, rounding: str) -> np.ndarray:
+    """trec_eval's count of relevant documents for a recall level (x = level * R >= 0)."""
+    if rounding == "plus_0.9":
+        return np.floor(x + 0.9).astype(np.int64)  # (long) (x + 0.9), trec_eval <= 9
+    whole = np.floor(x)
+    return (whole + (x - whole >= 0.5)).astype(np.int64)  # lround(x), trec_eval 10
+
+
 def interpolated_precision(
-    rankings: RankingsLike, *, recall_levels=None, rel: float = 1, n_relevant=None
+    rankings: RankingsLike,
+    *,
+    recall_levels=None,
+    rel: float = 1,
+    n_relevant=None,
+    rounding: Literal["nearest", "plus_0.9"] = "nearest",
 ) -> np.ndarray:
     """Interpolated precision at recall levels, exactly as trec_eval ``iprec_at_recall_X``.
 
     The interpolated precision at rank X is the highest precision at any rank Y >= X.
     The value at recall level ``l`` is the interpolated precision at the rank of the
-    c-th relevant document, with c = floor(l * R + 0.9) (trec_eval's rounding, which
-    keeps the 11 standard levels equal to old trec_eval's); a level whose c is 0 takes
-    the maximum precision over the whole list, and a level never reached
-    (c > relevant retrieved) scores 0.0.
+    c-th relevant document, where c is ``l * R`` rounded to a count (see ``rounding``);
+    a level whose c is 0 takes the maximum precision over the whole list, and a level
+    never reached (c > relevant retrieved) scores 0.0.
 
     Parameters
     ----------
@@ -599,6 +614,13 @@ def interpolated_precision(
         Labels in rank order.
     recall_levels : array-like of float in [0, 1] or None, default=None
         ``None`` gives the 11 standard levels 0.0, 0.1, ..., 1.0.
+    rounding : {"nearest", "plus_0.9"}, default="nearest"
+        How ``l * R`` becomes the count c: ``"nearest"`` is ``lround(l * R)``, halves
+        away from zero (trec_eval 10.0, ``m_iprec_at_recall.c``, and its test output
+        ``out.test.aq``); ``"plus_0.9"`` is ``(long) (l * R + 0.9)`` (trec_eval 9.x and
+        pytrec_eval 0.5, "same cutoffs as historical MAP implementations"). Both use the
+        IEEE doubles of the C code: with R = 3, ``0.7 * 3 + 0.9`` is 2.9999999999999996, so
+        ``"plus_0.9"`` gives c = 2. They differ e.g. for R = 474 at level 0.1 (47 vs 48).
     rel : float, default=1
         Relevance threshold: label >= rel is relevant.
     n_relevant : int, array-like of shape (n_queries,) or None, default=None
@@ -623,6 +645,7 @@ def interpolated_precision(
     """
     r = as_rankings(rankings)
     levels = _check_levels(recall_levels)
+    rounding = check_option(rounding, ROUNDINGS, "rounding")
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
     _no_ties(r, "interpolated_precision")
@@ -633,8 +656,7 @@ def interpolated_precision(
     rows = np.arange(r.n_queries)
     out = np.zeros((r.n_queries, levels.size))
     for j, level in enumerate(levels):
-        # (long)(percent * num_rel + 0.9) in trec_eval's C; a cut of 0 behaves like 1.
-        cut = np.maximum(np.floor(level * n_rel + 0.9).astype(np.int64), 1)
+        cut = np.maximum(_recall_cut(level * n_rel, rounding), 1)  # a cut of 0 acts as 1
         reached = (cut <= n_found) & (n_rel > 0)
         if r.depth:
             at = np.argmax(hits >= cut[:, None], axis=1)  # rank of the cut-th relevant

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -99,7 +100,7 @@ def ours(r: Rankings) -> dict[str, np.ndarray]:
         "num_rel_ret": num_relevant_retrieved(r), "num_ret": num_retrieved(r),
         "num_rel": num_relevant(r),
     }
-    iprec = interpolated_precision(r)
+    iprec = interpolated_precision(r, rounding="plus_0.9")  # pytrec_eval is trec_eval 9.0.8
     for j, level in enumerate(STANDARD_RECALL_LEVELS):
         out[f"iprec_at_recall_{level:.2f}"] = iprec[:, j]
     return out
@@ -390,14 +391,33 @@ def test_interpolated_precision_by_hand():
     ranking = [0, 1, 1, 0, 0, 1, 0]
     levels = [0.0, 0.3, 0.34, 0.5, 0.7, 1.0]
     # cuts floor(l*3 + .9): 0 -> max, 1 -> rank 2: 2/3, 1 (0.34*3+.9=1.92), 2 -> rank 3: 2/3,
-    # 2 (in doubles 0.7*3 + 0.9 = 2.9999999999999996, as in trec_eval's C; pytrec_eval also
+    # 2 (in doubles 0.7*3 + 0.9 = 2.9999999999999996, as in trec_eval 9's C; pytrec_eval also
     # gives 2/3 here) -> rank 3: 2/3, and 3 -> rank 6: 1/2
+    np.testing.assert_allclose(
+        interpolated_precision(ranking, recall_levels=levels, rounding="plus_0.9"),
+        [2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 0.5],
+    )
+    # trec_eval 10 rounds to nearest: 0.3*3 -> 1, 0.34*3 -> 1, 0.5*3 = 1.5 -> 2, 0.7*3 -> 2, 3.
     np.testing.assert_allclose(
         interpolated_precision(ranking, recall_levels=levels), [2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 0.5]
     )
+    # R = 10 at level 0.25: lround(2.5) = 3 (halves away from zero, not to even): rank 5, 3/5.
+    ten = [1, 1, 0, 0, 1] + [0] * 5 + [1] * 7
+    assert interpolated_precision(ten, recall_levels=[0.25])[0] == pytest.approx(0.6)
+    assert interpolated_precision(ten, recall_levels=[0.25], rounding="plus_0.9")[0] == pytest.approx(0.6)
+    # R = 474 at level 0.1 (trec_eval's topic 301): 47 vs 48.
+    many = [0, 1] * 47 + [0, 0, 1]  # 48 relevant: the 47th at rank 94, the 48th at rank 97
+    got = {m: interpolated_precision(many, recall_levels=[0.1], n_relevant=474, rounding=m)[0]
+           for m in ("nearest", "plus_0.9")}
+    assert got == {"nearest": pytest.approx(0.5), "plus_0.9": pytest.approx(48 / 97)}
     # A level never reached scores 0.
     np.testing.assert_allclose(
-        interpolated_precision([0, 1, 1], n_relevant=4, recall_levels=[0.5, 0.6, 1.0]), [2 / 3, 0, 0]
+        interpolated_precision([0, 1, 1], n_relevant=4, recall_levels=[0.5, 0.6, 1.0], rounding="plus_0.9"),
+        [2 / 3, 0, 0],  # 0.6 * 4 + 0.9 -> 3 > 2 found
+    )
+    np.testing.assert_allclose(
+        interpolated_precision([0, 1, 1], n_relevant=4, recall_levels=[0.5, 0.6, 0.7]),
+        [2 / 3, 2 / 3, 0],  # lround(2.4) = 2 is reached, lround(2.8) = 3 is not
     )
     assert interpolated_precision([[1], [0]]).shape == (2, 11)
     assert interpolated_precision([1, 0]).shape == (11,)
@@ -492,6 +512,11 @@ def test_bad_k(metric, k):
 def test_bad_rel(metric, rel):
     with pytest.raises(ValueError, match=r"rel must be a positive number"):
         metric([1, 0], rel=rel)
+
+
+def test_bad_rounding():
+    with pytest.raises(ValueError, match=r"rounding must be one of 'nearest', 'plus_0.9', got 'floor'"):
+        interpolated_precision([1, 0], rounding="floor")
 
 
 def test_bad_normalize():
@@ -631,3 +656,93 @@ def test_pr_curve_agrees_with_point_metrics(row):
     if len(row):
         area = (curve["precision"] * np.diff(np.r_[0.0, curve["recall"]])).sum()
         assert area == pytest.approx(average_precision(row))
+
+
+# --------------------------------------------------------------------------- trec_eval's own test data
+
+CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+
+
+def _conformance_queries(qrels_file: str):
+    """trec_eval's test run as per-query (retrieved labels, unretrieved labels)."""
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (CONFORMANCE / qrels_file).read_text().splitlines():
+        qid, _, doc, lab = line.split()
+        qrels.setdefault(qid, {})[doc] = int(lab)
+    run: dict[str, list[tuple[float, str]]] = {}
+    for line in (CONFORMANCE / "results.test").read_text().splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, []).append((float(score), doc))
+    qids = sorted(run)
+    queries = []
+    for qid in qids:
+        # trec_eval's order: score descending, then document id descending.
+        docs = [doc for _, doc in sorted(run[qid], reverse=True)]
+        retrieved = set(docs)
+        queries.append((
+            [qrels[qid].get(doc) for doc in docs],
+            [lab for doc, lab in qrels[qid].items() if doc not in retrieved],
+        ))
+    return qids, queries
+
+
+def _trec_eval_output(name: str) -> dict[tuple[str, str], float]:
+    values = {}
+    for line in (CONFORMANCE / name).read_text().splitlines():
+        measure, qid, value = (part.strip() for part in line.split("\t"))
+        try:
+            values[measure, qid] = float(value)
+        except ValueError:
+            pass  # runid, relstring
+    return values
+
+
+@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="trec_eval test data not available")
+@pytest.mark.parametrize("qrels_file, output, rel", [
+    ("qrels.test", "out.test.aq", 1),
+    ("qrels.rel_level", "out.test.aql", 2),  # graded labels, -1 = pooled but not judged, -l2
+])
+def test_trec_eval_test_data(qrels_file, output, rel):
+    qids, queries = _conformance_queries(qrels_file)
+    r = make_rankings(queries)
+    expected = _trec_eval_output(output)
+    got = {
+        "num_ret": num_retrieved(r), "num_rel": num_relevant(r, rel=rel),
+        "num_rel_ret": num_relevant_retrieved(r, rel=rel),
+        "map": average_precision(r, rel=rel), "Rprec": r_precision(r, rel=rel),
+        "bpref": bpref(r, rel=rel), "recip_rank": reciprocal_rank(r, rel=rel),
+    }
+    for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000):
+        got[f"P_{k}"] = precision(r, k=k, rel=rel)
+        got[f"recall_{k}"] = recall(r, k=k, rel=rel)
+        got[f"map_cut_{k}"] = average_precision(r, k=k, rel=rel)
+    for k in (1, 5, 10):
+        got[f"success_{k}"] = success(r, k=k, rel=rel)
+    iprec = interpolated_precision(r, rel=rel)
+    for j, level in enumerate(STANDARD_RECALL_LEVELS):
+        got[f"iprec_at_recall_{level:.2f}"] = iprec[:, j]
+    checked = 0
+    for name, values in got.items():
+        for i, qid in enumerate(qids):
+            assert values[i] == pytest.approx(expected[name, qid], abs=5.1e-5), (name, qid)
+            checked += 1
+        # The "all" line is the mean over queries.
+        assert values.mean() == pytest.approx(expected[name, "all"], abs=5.1e-5) or name.startswith("num_")
+    assert checked == len(got) * 3
+
+
+@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="trec_eval test data not available")
+def test_trec_eval_test_data_measure_parameters():
+    # trec_eval -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 -msuccess.2,5,20
+    qids, queries = _conformance_queries("qrels.test")
+    r = make_rankings(queries)
+    expected = _trec_eval_output("out.test.meas_params")
+    levels = [0.10, 0.20, 0.25, 0.50, 0.75]
+    iprec = interpolated_precision(r, recall_levels=levels)
+    got = {f"iprec_at_recall_{level:.2f}": iprec[:, j] for j, level in enumerate(levels)}
+    got.update({f"P_{k}": precision(r, k=k) for k in (3, 5, 7)})
+    got.update({f"recall_{k}": recall(r, k=k) for k in (20, 2000)})
+    got.update({f"success_{k}": success(r, k=k) for k in (2, 5, 20)})
+    for name, values in got.items():
+        for i, qid in enumerate(qids):
+            assert values[i] == pytest.approx(expected[name, qid], abs=5.1e-5), (name, qid)
