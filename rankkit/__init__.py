@@ -24,14 +24,14 @@ from .evaluate import evaluate, parse_metric, score
 from .graded import cumulative_gain, dcg, err, idcg, ndcg, rbp, rbp_residual
 from .io import read_qrels, read_run
 from .pairwise import auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
-from .rankings import Rankings, as_rankings
+from .rankings import Rankings, as_rankings, rank
 from .stats import compare
 from .unranked import mae, mse
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Rankings", "as_rankings",
+    "Rankings", "as_rankings", "rank",
     "precision", "recall", "r_precision", "success", "average_precision", "reciprocal_rank",
     "bpref", "judged", "num_retrieved", "num_relevant", "num_relevant_retrieved",
     "pr_curve", "interpolated_precision",

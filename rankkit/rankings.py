@@ -15,8 +15,10 @@ from typing import Any, Union
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from ._validation import check_finite, check_nonnegative
+from ._validation import check_finite, check_k, check_nonnegative, check_option, check_rel
 
 FloatArray = np.ndarray
 
@@ -47,6 +49,9 @@ class Rankings:
         expected value over all orders of each group (see :meth:`expected`).
     scalar : bool
         True when built from a single 1-D list: metrics then return a Python float.
+    has_run, has_qrels : ndarray of bool, shape (n_queries,), or None
+        Set by :func:`rank`: whether the query appears in the run / in the judgments
+        (``evaluate`` uses them for its ``queries=`` policy). None for bare arrays.
 
     Examples
     --------
@@ -66,6 +71,8 @@ class Rankings:
     query_ids: pd.Index
     ties: np.ndarray | None = None
     scalar: bool = False
+    has_run: np.ndarray | None = None
+    has_qrels: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n, depth = self.labels.shape
@@ -79,6 +86,10 @@ class Rankings:
             raise ValueError(f"query_ids must have {n} entries, got {len(self.query_ids)}")
         if self.ties is not None and self.ties.shape != (n, depth):
             raise ValueError(f"ties must have shape {(n, depth)}, got {self.ties.shape}")
+        for name in ("has_run", "has_qrels"):
+            flags = getattr(self, name)
+            if flags is not None and flags.shape != (n,):
+                raise ValueError(f"{name} must have shape {(n,)}, got {flags.shape}")
 
     @property
     def n_queries(self) -> int:
@@ -185,3 +196,227 @@ def as_rankings(x: Any) -> Rankings:
         query_ids=pd.RangeIndex(labels.shape[0], name="query_id"),
         scalar=scalar,
     )
+
+
+TIES = ("docno", "optimistic", "pessimistic", "average")
+
+
+def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None, rel: float = 1) -> Rankings:
+    """Join a run with its judgments and order every query: the :class:`Rankings` of a run.
+
+    Each query's documents are ordered by score, descending; documents with equal scores
+    are ordered by ``ties``. The judged label of each retrieved document fills ``labels``;
+    every judged label of the query (retrieved or not) fills ``ideal``.
+
+    Parameters
+    ----------
+    qrels : path, DataFrame or dict
+        Anything :func:`rankkit.read_qrels` accepts. Labels below 0 ("pooled but not judged",
+        trec_eval) count as unjudged: label 0, ``judged`` False, not in ``ideal``/``n_judged``.
+    run : path, DataFrame or dict
+        Anything :func:`rankkit.read_run` accepts. The rank column of a TREC file is ignored.
+    ties : {"docno", "optimistic", "pessimistic", "average"}, default="docno"
+        Order of documents with equal scores within a query:
+
+        - ``"docno"``: document id descending, in byte order (``strcmp``): trec_eval's order,
+          and pytrec_eval's.
+        - ``"optimistic"`` / ``"pessimistic"``: higher / lower labels first (then docno), the
+          best and worst case for every metric and every relevance threshold.
+        - ``"average"``: docno order, and ``Rankings.ties`` holds tie-group ids: each group of
+          equal scores in a query is a run of consecutive ranks with one id, unique over the
+          whole matrix (every other rank, padding included, has an id of its own). Metrics that
+          are linear in per-rank values (P, R, CG, DCG/nDCG, success via counts) then report
+          their exact expectation over all orders of every group (:meth:`Rankings.expected`).
+    depth : int, optional
+        Keep each query's first ``depth`` documents after ordering (trec_eval ``-M``).
+        A tie group cut by ``depth`` keeps its docno-first members.
+    rel : float, default=1
+        Relevance threshold, accepted for symmetry with the metrics. The optimistic and
+        pessimistic orders sort by the label itself, which is the best / worst case for every
+        threshold, so ``rel`` does not change the result.
+
+    Returns
+    -------
+    Rankings
+        One row per query found in the run *or* the judgments, in trec_eval's order
+        (query ids compared as strings, byte order). ``has_run`` and ``has_qrels`` say where
+        each query was found; a query absent from the run has an empty ranking (length 0),
+        a query without judgments has ``n_judged == 0``.
+
+    Raises
+    ------
+    ValueError
+        Anything :func:`rankkit.read_qrels` / :func:`rankkit.read_run` reject; an unknown
+        ``ties``; ``depth`` not a positive integer.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 2, "b": 0, "c": 1, "z": 1}, "q2": {"x": 1}}
+    >>> run = {"q1": {"a": 0.5, "b": 0.9, "c": 0.5}, "q3": {"y": 1.0}}
+    >>> r = rank(qrels, run)
+    >>> list(r.query_ids), r.has_run, r.has_qrels
+    (['q1', 'q2', 'q3'], array([ True, False,  True]), array([ True,  True, False]))
+    >>> r.labels          # q1: b (0.9), then c before a (tied at 0.5, docno descending)
+    array([[0., 1., 2.],
+           [0., 0., 0.],
+           [0., 0., 0.]])
+    >>> r.ideal, r.n_judged
+    (array([[2., 1., 1., 0.],
+           [1., 0., 0., 0.],
+           [0., 0., 0., 0.]]), array([4, 1, 0]))
+    >>> rank(qrels, run, ties="optimistic").labels[0]
+    array([0., 2., 1.])
+    >>> rank(qrels, run, ties="average").ties[0]
+    array([0, 1, 1])
+    """
+    from .io import _arrow_ids, _mix, _string_keys, read_qrels, read_run
+
+    ties = check_option(ties, TIES, "ties")
+    depth = check_k(depth, "depth")
+    check_rel(rel)
+    qrels = read_qrels(qrels)
+    run = read_run(run)
+
+    run_q, run_d = _arrow_ids(run.query_id), _arrow_ids(run.doc_id)
+    qrels_q, qrels_d = _arrow_ids(qrels.query_id), _arrow_ids(qrels.doc_id)
+    scores = run.score.to_numpy(dtype=np.float64)
+    grades = qrels.relevance.to_numpy(dtype=np.float64)
+
+    # Queries: the union of both tables, sorted as strings (trec_eval's order), as codes.
+    all_q = pa.chunked_array(run_q.chunks + qrels_q.chunks, type=pa.string()) if (
+        run_q.type == qrels_q.type == pa.string()
+    ) else pa.chunked_array([c.cast(pa.large_string()) for c in run_q.chunks + qrels_q.chunks])
+    query_ids = sorted(pc.unique(all_q).to_pylist())
+    value_set = pa.array(query_ids, type=all_q.type)
+    rq = _codes(pc.index_in(run_q, value_set=value_set))
+    jq = _codes(pc.index_in(qrels_q, value_set=value_set))
+    n = len(query_ids)
+    qbits = max(1, (n - 1).bit_length())
+
+    # Order the run: query (trec_eval order), score descending; stable sorts keep it cheap
+    # when the file is already sorted by score within each query, as runs usually are.
+    small = rq.astype(np.uint16) if n <= 1 << 16 else rq  # 16-bit keys sort by radix
+    within = rq[1:] == rq[:-1]
+    if np.all(scores[1:][within] <= scores[:-1][within]):
+        order = np.argsort(small, kind="stable")
+    else:
+        by_score = np.argsort(-scores, kind="stable")
+        order = by_score[np.argsort(small[by_score], kind="stable")]
+    q_sorted, s_sorted = rq[order], scores[order]
+
+    # Labels: look each (query, document) of the run up in the sorted judgments.
+    run_doc_key, qrels_doc_key = _string_keys(run_d, qrels_d)
+    labels, found = _lookup(rq, run_doc_key, jq, qrels_doc_key, grades, order, qbits, _mix)
+    if found is not None and not _confirm(run_d, qrels_d, order, found):
+        # A hash collision between distinct ids (astronomically rare): use exact codes.
+        docs = pa.chunked_array(
+            [c.cast(pa.large_string()) for c in run_d.chunks + qrels_d.chunks], type=pa.large_string()
+        )
+        codes = _codes(pc.dictionary_encode(docs.combine_chunks()).indices).astype(np.uint64)
+        exact_run, exact_qrels = codes[: len(run)], codes[len(run):]
+        labels, found = _lookup(rq, exact_run, jq, exact_qrels, grades, order, qbits, None)
+    judged = labels >= 0
+    labels = np.where(judged, labels, 0.0)  # unjudged (-inf sentinel) and "pooled but not judged"
+
+    # Tie groups: equal (query, score) neighbours after ordering.
+    start = np.ones(len(order), dtype=bool)
+    start[1:] = (q_sorted[1:] != q_sorted[:-1]) | (s_sorted[1:] != s_sorted[:-1])
+    group = np.cumsum(start) - 1
+    size = np.bincount(group) if len(group) else np.zeros(0, dtype=np.int64)
+    tied = np.flatnonzero(size[group] > 1) if len(group) else np.zeros(0, dtype=np.int64)
+    if tied.size:
+        keys = [("g", "ascending")]
+        if ties == "optimistic":
+            keys.append(("l", "descending"))
+        elif ties == "pessimistic":
+            keys.append(("l", "ascending"))
+        keys.append(("d", "descending"))
+        table = pa.table({"g": group[tied], "l": labels[tied], "d": run_d.take(order[tied])})
+        perm = pc.sort_indices(table, sort_keys=keys).to_numpy()
+        order[tied] = order[tied][perm]
+        labels[tied] = labels[tied][perm]
+        judged[tied] = judged[tied][perm]
+
+    # Padded matrices.
+    counts = np.bincount(rq, minlength=n)
+    width = int(counts.max()) if counts.size else 0
+    if depth is not None:
+        width = min(width, depth)
+    starts = np.cumsum(counts) - counts
+    pos = np.arange(len(order)) - starts[q_sorted]
+    keep = pos < width
+    flat = q_sorted[keep] * width + pos[keep]
+    label_matrix = np.zeros((n, width))
+    label_matrix.ravel()[flat] = labels[keep]
+    judged_matrix = np.zeros((n, width), dtype=bool)
+    judged_matrix.ravel()[flat] = judged[keep]
+    tie_ids = None
+    if ties == "average":
+        tie_ids = np.arange(n * width, dtype=np.int64)
+        first = np.flatnonzero(start)[group]  # sorted position of each row's group start
+        tie_ids[flat] = (q_sorted[first] * width + pos[first])[keep]
+        tie_ids = tie_ids.reshape(n, width)
+
+    # Ideal rankings: every judged label (>= 0) of each query, descending.
+    ok = grades >= 0
+    jq_ok, grades_ok = jq[ok], grades[ok]
+    n_judged = np.bincount(jq_ok, minlength=n)
+    m = int(n_judged.max()) if n_judged.size else 0
+    by_grade = np.lexsort((-grades_ok, jq_ok))
+    jq_sorted = jq_ok[by_grade]
+    ideal = np.zeros((n, m))
+    ideal.ravel()[jq_sorted * m + np.arange(len(by_grade)) - (np.cumsum(n_judged) - n_judged)[jq_sorted]] = (
+        grades_ok[by_grade]
+    )
+
+    return Rankings(
+        labels=label_matrix,
+        judged=judged_matrix,
+        lengths=np.minimum(counts, width).astype(np.int64),
+        ideal=ideal,
+        n_judged=n_judged.astype(np.int64),
+        query_ids=pd.Index(query_ids, dtype=str, name="query_id"),
+        ties=tie_ids,
+        has_run=counts > 0,
+        has_qrels=np.bincount(jq, minlength=n) > 0,
+    )
+
+
+def _codes(indices) -> np.ndarray:
+    """Arrow int32 indices (chunked or not, no nulls) as an int64 array."""
+    if isinstance(indices, pa.ChunkedArray):
+        chunks = [c.to_numpy(zero_copy_only=False) for c in indices.chunks]
+        return np.concatenate(chunks).astype(np.int64) if chunks else np.zeros(0, dtype=np.int64)
+    return indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _lookup(rq, run_doc_key, jq, qrels_doc_key, grades, order, qbits, mix):
+    """Label of each run row in ``order`` (-inf if unjudged), and the matched qrels rows.
+
+    The key of a (query, document) pair puts the query code in the high bits, so that
+    looking up the run in query order touches one query's judgments at a time.
+    """
+    shift = np.uint64(64 - qbits)
+    low = (lambda k: mix(k) >> np.uint64(qbits)) if mix is not None else (lambda k: k)
+    qrels_key = (jq.astype(np.uint64) << shift) | low(qrels_doc_key)
+    by_key = np.argsort(qrels_key, kind="stable")
+    sorted_key = qrels_key[by_key]
+    run_key = (rq[order].astype(np.uint64) << shift) | low(run_doc_key[order])
+    pos = np.searchsorted(sorted_key, run_key)
+    pos_ok = np.minimum(pos, max(len(sorted_key) - 1, 0))
+    hit = (pos < len(sorted_key)) & (sorted_key[pos_ok] == run_key) if len(sorted_key) else np.zeros(len(run_key), bool)
+    labels = np.full(len(run_key), -np.inf)
+    matched = by_key[pos_ok[hit]]
+    labels[hit] = grades[matched]
+    labels[hit & (labels < 0)] = -1.0  # pooled but not judged: unjudged, kept apart from misses
+    return labels, (np.flatnonzero(hit), matched) if mix is not None else None
+
+
+def _confirm(run_d, qrels_d, order, found) -> bool:
+    """Every key match is a match of the document ids themselves (query codes are exact)."""
+    rows, matched = found
+    if rows.size == 0:
+        return True
+    a = run_d.take(pa.array(order[rows]))
+    b = qrels_d.take(pa.array(matched))
+    return bool(pc.all(pc.equal(a.cast(pa.large_string()), b.cast(pa.large_string()))).as_py())
