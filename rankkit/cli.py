@@ -9,13 +9,15 @@
 
 Exit status 0 on success, 2 on bad input (unreadable or malformed file, unknown metric),
 with a one-line message on stderr. Each subcommand is a function ``_cmd_<name>(args)``
-registered in ``_build_parser``; further subcommands (``compare``) plug in the same way.
+registered in ``_build_parser``. ``rankkit compare QRELS RUN1 RUN2 ... -m SPEC`` compares
+runs with :func:`rankkit.compare` (paired tests, intervals, corrections).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from typing import Sequence, TextIO
@@ -98,8 +100,35 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="trec: trec_eval's lines (default); csv: a table; json: an object")
     ev.set_defaults(handler=_cmd_evaluate)
 
-    # A further subcommand adds its parser here and a _cmd_<name>(args, out) handler:
-    # commands.add_parser("compare", ...).set_defaults(handler=_cmd_compare)
+    cmp = commands.add_parser(
+        "compare",
+        help="compare runs on the same queries: paired test, interval, effect size",
+        description="Compare runs: per metric, the mean paired difference of each run to "
+                    "the baseline (or of every pair), its confidence interval, the p-value "
+                    "of a paired test, the corrected p-value and Cohen's d.",
+    )
+    cmp.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")
+    cmp.add_argument("runs", metavar="RUN", nargs="+",
+                     help="two or more runs; each is named by its file name")
+    cmp.add_argument("-m", "--metric", action="append", dest="metrics", metavar="SPEC",
+                     required=True, help="metric spec, repeatable")
+    cmp.add_argument("--test", choices=("t", "randomization", "bootstrap"), default="t",
+                     help="paired test (default: t)")
+    cmp.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
+                     default="holm", help="multiple-comparison correction per metric (default: holm)")
+    cmp.add_argument("--baseline", metavar="NAME",
+                     help="run every other run is compared with (default: every pair)")
+    cmp.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    cmp.add_argument("--resamples", type=_positive_int, default=10_000,
+                     help="randomization / bootstrap resamples (default: 10000)")
+    cmp.add_argument("--seed", type=int, default=0, help="resampling seed (default: 0)")
+    cmp.add_argument("-c", "--judged-queries", action="store_true",
+                     help="score every judged query; those missing from a run score 0 (trec_eval -c)")
+    cmp.add_argument("--ties", choices=TIE_POLICIES, default="docno",
+                     help="order of equal scores (default: docno, trec_eval's)")
+    cmp.add_argument("--format", choices=("text", "markdown", "latex", "csv"), default="text",
+                     help="text (default), markdown, latex or csv (every column)")
+    cmp.set_defaults(handler=_cmd_compare)
     return parser
 
 
@@ -154,6 +183,48 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
         rel=args.level,
     )
     _write(table, args.format, args.per_query, out)
+
+
+def _run_names(paths: Sequence[str], baseline: str | None) -> list[str]:
+    """Name runs by file name (by the path as given when two file names clash)."""
+    names = [os.path.basename(p) or p for p in paths]
+    if len(set(names)) < len(names):
+        names = list(paths)
+    if len(set(names)) < len(names):
+        raise ValueError(f"each run must be given once, got {list(paths)!r}")
+    if baseline is not None and baseline not in names:
+        if baseline in paths:  # the path as typed names the run too
+            return names
+        raise ValueError(f"--baseline must name one of the runs {names!r}, got {baseline!r}")
+    return names
+
+
+def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
+    from .stats import _display_frame, _note, compare, to_latex, to_markdown
+
+    if len(args.runs) < 2:
+        raise ValueError(f"compare needs at least two runs, got {len(args.runs)}")
+    names = _run_names(args.runs, args.baseline)
+    baseline = args.baseline
+    if baseline is not None and baseline not in names:
+        baseline = names[list(args.runs).index(baseline)]
+    from .io import read_qrels
+
+    table = compare(
+        read_qrels(args.qrels), dict(zip(names, args.runs)), args.metrics,
+        baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,
+        n_resamples=args.resamples, seed=args.seed,
+        queries="qrels" if args.judged_queries else "run", ties=args.ties,
+    )
+    if args.format == "markdown":
+        out.write(to_markdown(table) + "\n")
+    elif args.format == "latex":
+        out.write(to_latex(table) + "\n")
+    elif args.format == "csv":
+        table.to_csv(out, index=False, lineterminator="\n")
+    else:
+        text = _display_frame(table, 4, "*").to_string(index=False)
+        out.write(text + "\n" + _note(table, "*") + "\n")
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:

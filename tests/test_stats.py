@@ -532,3 +532,105 @@ def test_render_errors():
 def test_compare_is_the_only_top_level_name():
     assert rankkit.compare is compare
     assert not hasattr(rankkit, "to_markdown") and not hasattr(rankkit, "style")
+
+
+# ---------------------------------------------------------------- command line
+
+
+@pytest.fixture
+def fake_scoring(monkeypatch):
+    """Stand-ins for read_qrels and evaluate: each run 'path' maps to fixed scores."""
+    scores = {
+        "runs/a.txt": {"AP": [0.2, 0.4, 0.1, 0.5], "P@5": [0.2, 0.4, 0.2, 0.4]},
+        "runs/b.txt": {"AP": [0.3, 0.6, 0.2, 0.6], "P@5": [0.2, 0.4, 0.4, 0.2]},
+        "other/b.txt": {"AP": [0.2, 0.5, 0.1, 0.5], "P@5": [0.2, 0.4, 0.2, 0.6]},
+    }
+    index = pd.Index(["q1", "q2", "q3", "q4"], name="query_id")
+
+    def fake_evaluate(qrels, run, metrics, *, ties, queries):
+        assert qrels == "QRELS-TABLE"
+        return pd.DataFrame({m: scores[run][m] for m in metrics}, index=index)
+
+    monkeypatch.setattr(importlib.import_module("rankkit.io"), "read_qrels",
+                        lambda path: "QRELS-TABLE")
+    monkeypatch.setattr(importlib.import_module("rankkit.evaluate"), "evaluate", fake_evaluate)
+    return scores
+
+
+def run_cli(argv):
+    import io
+
+    from rankkit.cli import main
+
+    out = io.StringIO()
+    return main(argv, out=out), out.getvalue()
+
+
+def test_cli_compare_formats(fake_scoring):
+    status, text = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP", "-m", "P@5"])
+    assert status == 0
+    lines = text.splitlines()
+    assert lines[0].split() == ["System", "Baseline", "Metric", "Mean", "Diff", "95%", "CI",
+                                "p", "p", "adj.", "d"]
+    assert lines[1].split() == ["b.txt", "a.txt", "AP", "0.4250", "+0.1250*", "[+0.0454,",
+                                "+0.2046]", "0.0154", "0.0154", "+2.50"]
+    assert lines[-1].startswith("* significant at alpha = 0.05 (paired t-test, holm")
+
+    status, md = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP",
+                          "--format", "markdown"])
+    expected = to_markdown(compare(None, {
+        "a.txt": pd.DataFrame({"AP": fake_scoring["runs/a.txt"]["AP"]}),
+        "b.txt": pd.DataFrame({"AP": fake_scoring["runs/b.txt"]["AP"]})}, "AP"))
+    assert status == 0 and md == expected + "\n"
+
+    status, tex = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP",
+                           "--format", "latex"])
+    assert status == 0 and "b.txt & a.txt & AP & 0.4250 & +0.1250$^\\dagger$" in tex
+
+    status, csv = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP",
+                           "--format", "csv", "--test", "randomization", "--correction", "none",
+                           "--alpha", "0.1", "--resamples", "100", "--seed", "3"])
+    frame = pd.read_csv(__import__("io").StringIO(csv))
+    assert status == 0 and list(frame.columns) == COLUMNS
+    assert frame["p_value"].iloc[0] == 0.125  # exact: 2 of 2**4 sign vectors
+
+
+def test_cli_compare_baseline_and_name_clash(fake_scoring):
+    status, csv = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "other/b.txt",
+                           "-m", "AP", "--baseline", "runs/b.txt", "--format", "csv"])
+    frame = pd.read_csv(__import__("io").StringIO(csv))
+    assert status == 0
+    assert frame[["system", "baseline"]].values.tolist() == [
+        ["runs/a.txt", "runs/b.txt"], ["other/b.txt", "runs/b.txt"]]
+    status, csv = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP",
+                           "--baseline", "b.txt", "--format", "csv"])
+    frame = pd.read_csv(__import__("io").StringIO(csv))
+    assert frame[["system", "baseline"]].values.tolist() == [["a.txt", "b.txt"]]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["runs/a.txt", "-m", "AP"], "compare needs at least two runs, got 1"),
+    (["runs/a.txt", "runs/b.txt", "-m", "AP", "--baseline", "zzz"],
+     r"--baseline must name one of the runs \['a.txt', 'b.txt'\], got 'zzz'"),
+    (["runs/a.txt", "runs/a.txt", "-m", "AP"], "each run must be given once"),
+    (["runs/a.txt", "runs/b.txt", "-m", "AP", "--alpha", "1.5"], r"alpha must be in \(0, 1\)"),
+])
+def test_cli_compare_bad_input_exits_2(fake_scoring, capsys, argv, message):
+    status, text = run_cli(["compare", "q.txt", *argv])
+    assert status == 2 and text == ""
+    err = capsys.readouterr().err
+    assert err.startswith("rankkit compare: error: ")
+    assert __import__("re").search(message, err)
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", "q.txt", "a", "b"],  # no -m
+    ["compare", "q.txt", "a", "b", "-m", "AP", "--test", "wilcoxon"],
+    ["compare", "q.txt", "a", "b", "-m", "AP", "--correction", "fdr"],
+    ["compare", "q.txt", "a", "b", "-m", "AP", "--resamples", "0"],
+    ["compare", "q.txt", "a", "b", "-m", "AP", "--format", "html"],
+])
+def test_cli_compare_usage_errors_exit_2(argv, capsys):
+    status, _ = run_cli(argv)
+    assert status == 2
+    assert "usage: rankkit compare" in capsys.readouterr().err
