@@ -33,7 +33,7 @@ import pandas as pd
 
 from . import binary, graded
 from ._validation import check_option, check_rel
-from .rankings import Rankings, as_rankings
+from .rankings import Rankings, as_rankings, rank
 
 __all__ = [
     "Metric", "MetricInfo", "REGISTRY", "parse_metric", "expand_metrics", "score",
@@ -85,10 +85,10 @@ class MetricInfo:
     summary: str = ""
 
 
-def _iprec(rankings, *, recall, rel=1):
+def _iprec(rankings, *, recall, **kwargs):
     """Interpolated precision at one recall level (trec_eval ``iprec_at_recall``)."""
-    values = binary.interpolated_precision(rankings, recall_levels=[recall], rel=rel)
-    return np.asarray(values, dtype=np.float64).reshape(len(rankings), -1)[:, 0]
+    values = binary.interpolated_precision(rankings, recall_levels=[recall], **kwargs)
+    return np.asarray(values, dtype=np.float64).reshape(-1, 1)[:, 0]
 
 
 _REL = ("rel",)
@@ -107,9 +107,9 @@ REGISTRY: dict[str, MetricInfo] = {
                      summary="reciprocal rank of the first relevant document"),
     "bpref": MetricInfo(binary.bpref, _REL, cutoff=False, level=True,
                         summary="binary preference (Buckley & Voorhees 2004)"),
-    "iprec": MetricInfo(_iprec, ("recall", "rel"), cutoff=False, level=True,
+    "iprec": MetricInfo(_iprec, ("recall", "rel", "rounding"), cutoff=False, level=True,
                         required=("recall",),
-                        summary="interpolated precision at a recall level"),
+                        summary="interpolated precision at a recall level (rounding='plus_0.9': trec_eval 9)"),
     "judged": MetricInfo(binary.judged, (), summary="fraction of the top k that is judged"),
     "num_ret": MetricInfo(binary.num_retrieved, (), cutoff=False, total=True,
                           summary="number of documents retrieved"),
@@ -508,9 +508,8 @@ def aggregate(table: pd.DataFrame) -> pd.Series:
 
 
 def _query_flags(r: Rankings) -> tuple[np.ndarray, np.ndarray]:
-    """(in run, in qrels) per row, as set by :func:`rankkit.rankings.rank`."""
-    in_run = getattr(r, "in_run", None)
-    in_qrels = getattr(r, "in_qrels", None)
+    """(in run, in qrels) per row, as set by :func:`rankkit.rankings.rank` (None: both)."""
+    in_run, in_qrels = r.has_run, r.has_qrels
     n = r.n_queries
     in_run = np.ones(n, dtype=bool) if in_run is None else np.asarray(in_run, dtype=bool)
     in_qrels = np.ones(n, dtype=bool) if in_qrels is None else np.asarray(in_qrels, dtype=bool)
@@ -580,7 +579,7 @@ def evaluate(
     >>> table.round(4)
               P@2  ndcg_cut_3  num_rel
     query_id
-    q1        0.5      0.7967      2.0
+    q1        0.5      0.7602      2.0
     >>> table.attrs["unscored"]
     {'q2': 'not in the run', 'q3': 'no judgments'}
     """
@@ -589,12 +588,7 @@ def evaluate(
     if rel is not None:
         rel = check_rel(rel)
     columns = expand_metrics(metrics)  # bad specs fail before any file is read
-    from .io import read_qrels, read_run
-    from .rankings import rank
-
-    qrels_table = qrels if isinstance(qrels, pd.DataFrame) else read_qrels(qrels)
-    run_table = run if isinstance(run, pd.DataFrame) else read_run(run)
-    r = rank(qrels_table, run_table, ties=ties, depth=depth)
+    r = rank(qrels, run, ties=ties, depth=depth)  # reads files / dicts / DataFrames
 
     in_run, in_qrels = _query_flags(r)
     keep = in_qrels & (in_run if queries == "run" else True)
