@@ -121,11 +121,10 @@ def test_source_000_kendall_tau_distance_example():
 
 
 def test_source_000_reciprocal_rank_favours_the_list_with_more_inversions():
-    try:
-        rr = rk.reciprocal_rank([[1, 0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 1, 0]])
-    except NotImplementedError:
-        pytest.skip("rankkit.binary.reciprocal_rank not written yet (checked by hand above)")
-    assert np.allclose(rr, [1.0, 1 / 3])
+    first, second = [1, 0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 1, 0]
+    assert inversions(first) > inversions(second)
+    assert np.allclose(rk.reciprocal_rank([first, second]), [1.0, 1 / 3])
+    assert rk.reciprocal_rank(first) > rk.reciprocal_rank(second)
 
 
 def test_source_003_auc_grades_merged():
