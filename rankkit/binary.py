@@ -79,6 +79,35 @@ def _top(values: np.ndarray, k: int | None) -> np.ndarray:
     return values if k is None else values[:, :k]
 
 
+def _hits(r: Rankings, rel: float, k: int | None) -> np.ndarray:
+    """Relevant documents in the top k per query (the expected count under tie groups)."""
+    if r.ties is None:
+        return (_top(r.labels, k) >= rel).sum(axis=1)
+    return _top(r.expected(r.relevant(rel).astype(np.float64)), k).sum(axis=1)
+
+
+def _relevant_ranks(relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The 1-based ranks of each query's relevant documents, ascending and 0-padded.
+
+    Returns ``(ranks, counts, rows, cols)``: ``ranks`` of shape (n_queries, max count),
+    the count per query, and the positions of the relevant documents in row-major order.
+    Metrics that only look at relevant ranks (AP, RR, bpref, interpolated precision)
+    then work on this small matrix instead of the full ranking.
+    """
+    rows, cols = np.divmod(np.flatnonzero(relevant), max(relevant.shape[1], 1))  # 3x np.nonzero
+    counts = np.bincount(rows, minlength=relevant.shape[0])
+    ranks = np.zeros((relevant.shape[0], int(counts.max(initial=0))), dtype=np.int64)
+    within = np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    ranks[rows, within] = cols + 1
+    return ranks, counts, rows, cols
+
+
+def _precision_at_relevant(ranks: np.ndarray) -> np.ndarray:
+    """P@rank of the c-th relevant document = c / rank (0 in the padding)."""
+    nth = np.broadcast_to(np.arange(1, ranks.shape[1] + 1, dtype=np.float64), ranks.shape)
+    return _ratio(nth, ranks)
+
+
 def _prefix_counts(rel: np.ndarray) -> np.ndarray:
     """Cumulative relevant counts with a leading 0 column: ``out[:, j]`` = relevant in top j."""
     out = np.zeros((rel.shape[0], rel.shape[1] + 1))
@@ -201,8 +230,7 @@ def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -
     r = as_rankings(rankings)
     k = check_k(k)
     rel = check_rel(rel)
-    hits = _top(r.expected(r.relevant(rel).astype(np.float64)), k).sum(axis=1)
-    return r.result(_ratio(hits, r.lengths if k is None else k))
+    return r.result(_ratio(_hits(r, rel, k), r.lengths if k is None else k))
 
 
 def recall(
@@ -244,8 +272,7 @@ def recall(
     k = check_k(k)
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
-    hits = _top(r.expected(r.relevant(rel).astype(np.float64)), k).sum(axis=1)
-    return r.result(_ratio(hits, n_rel))
+    return r.result(_ratio(_hits(r, rel, k), n_rel))
 
 
 def r_precision(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatResult:
@@ -279,8 +306,12 @@ def r_precision(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> F
     r = as_rankings(rankings)
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
-    counts = _prefix_counts(r.expected(r.relevant(rel).astype(np.float64)))
-    hits = counts[np.arange(r.n_queries), np.minimum(n_rel, r.depth)]
+    if r.ties is None:
+        ranks = _relevant_ranks(r.relevant(rel))[0]
+        hits = ((ranks > 0) & (ranks <= n_rel[:, None])).sum(axis=1)
+    else:
+        counts = _prefix_counts(r.expected(r.relevant(rel).astype(np.float64)))
+        hits = counts[np.arange(r.n_queries), np.minimum(n_rel, r.depth)]
     return r.result(_ratio(hits, n_rel))
 
 
@@ -405,13 +436,13 @@ def average_precision(
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
     _no_ties(r, "average_precision")
-    relevant = _top(r.relevant(rel), k)
-    hits = np.cumsum(relevant, axis=1)
-    total = (hits / np.arange(1, relevant.shape[1] + 1) * relevant).sum(axis=1)
+    ranks, found = _relevant_ranks(_top(r.labels, k) >= rel)[:2]
+    # Summed rank by rank, like trec_eval's loop, so the last digit agrees too.
+    total = _prefix_counts(_precision_at_relevant(ranks))[:, -1]
     if normalize == "relevant":
         denominator = n_rel
     elif normalize == "retrieved":
-        denominator = relevant.sum(axis=1)
+        denominator = found
     else:
         denominator = n_rel if k is None else np.minimum(n_rel, k)
     return r.result(_ratio(total, denominator))
@@ -455,10 +486,9 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
     k = check_k(k)
     rel = check_rel(rel)
     _no_ties(r, "reciprocal_rank")
-    relevant = _top(r.relevant(rel), k)
-    found = relevant.any(axis=1)
-    first = np.argmax(relevant, axis=1) + 1 if r.depth else np.ones(r.n_queries)
-    return r.result(np.where(found, 1.0 / first, 0.0))
+    relevant = _top(r.labels, k) >= rel
+    first = np.argmax(relevant, axis=1) + 1 if relevant.shape[1] else np.ones(r.n_queries, np.int64)
+    return r.result(np.where(relevant.any(axis=1), 1.0 / first, 0.0))
 
 
 def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
@@ -501,13 +531,13 @@ def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
     rel = check_rel(rel)
     _no_ties(r, "bpref")
     relevant = r.relevant(rel)
-    nonrelevant = r.judged & ~relevant
     n_rel = r.n_relevant(rel)
     n_nonrel = r.n_judged - n_rel
-    above = np.cumsum(nonrelevant, axis=1)  # at a relevant rank, the judged non-relevant above it
-    cap = np.minimum(n_nonrel, n_rel)[:, None]
-    penalty = _ratio(np.minimum(above, n_rel[:, None]), cap)
-    total = np.where(relevant, 1.0 - penalty, 0.0).sum(axis=1)
+    _, _, rows, cols = _relevant_ranks(relevant)
+    # The judged non-relevant documents above each relevant one.
+    above = np.cumsum(r.judged & ~relevant, axis=1, dtype=np.int32)[rows, cols]
+    penalty = _ratio(np.minimum(above, n_rel[rows]), np.minimum(n_nonrel, n_rel)[rows])
+    total = np.bincount(rows, weights=1.0 - penalty, minlength=r.n_queries)
     return r.result(_ratio(total, n_rel))
 
 
@@ -649,18 +679,18 @@ def interpolated_precision(
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
     _no_ties(r, "interpolated_precision")
-    relevant = r.relevant(rel)
-    prec, hits, _ = _precision_matrix(r, relevant)
-    best_below = _interpolate(prec)
-    n_found = relevant.sum(axis=1)
+    ranks, n_found = _relevant_ranks(r.relevant(rel))[:2]
+    # Precision only rises at a relevant rank, so the maximum over ranks >= the c-th
+    # relevant one is the maximum over the relevant ranks from the c-th on.
+    best = _interpolate(_precision_at_relevant(ranks))
     rows = np.arange(r.n_queries)
     out = np.zeros((r.n_queries, levels.size))
     for j, level in enumerate(levels):
         cut = np.maximum(_recall_cut(level * n_rel, rounding), 1)  # a cut of 0 acts as 1
         reached = (cut <= n_found) & (n_rel > 0)
-        if r.depth:
-            at = np.argmax(hits >= cut[:, None], axis=1)  # rank of the cut-th relevant
-            out[:, j] = np.where(reached, best_below[rows, at], 0.0)
+        if ranks.shape[1]:
+            at = np.minimum(cut, ranks.shape[1]) - 1
+            out[:, j] = np.where(reached, best[rows, at], 0.0)
     return out[0] if r.scalar else out
 
 

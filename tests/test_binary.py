@@ -746,3 +746,47 @@ def test_trec_eval_test_data_measure_parameters():
     for name, values in got.items():
         for i, qid in enumerate(qids):
             assert values[i] == pytest.approx(expected[name, qid], abs=5.1e-5), (name, qid)
+
+
+def reference_iprec(labels, n_rel, levels, rounding) -> list[float]:
+    """trec_eval's m_iprec_at_recall.c loop, transcribed (one query, relevant = label >= 1)."""
+    import math
+
+    def cut(x):
+        return int(math.floor(x + 0.9)) if rounding == "plus_0.9" else int(math.floor(x + 0.5))
+
+    rel = [lab >= 1 for lab in labels]
+    num_ret, num_rel_ret = len(rel), sum(rel)
+    cutoffs = [cut(level * n_rel) for level in levels]
+    values = [0.0] * len(levels)
+    current = len(levels) - 1
+    while current >= 0 and cutoffs[current] > num_rel_ret:
+        current -= 1
+    int_precis = num_rel_ret / num_ret if num_ret else 0.0
+    so_far = num_rel_ret
+    i = num_ret
+    while i > 0 and so_far > 0:
+        int_precis = max(int_precis, so_far / i)
+        if rel[i - 1]:
+            while current >= 0 and so_far == cutoffs[current]:
+                values[current] = int_precis
+                current -= 1
+            so_far -= 1
+        i -= 1
+    while current >= 0:
+        values[current] = int_precis
+        current -= 1
+    return values
+
+
+@given(
+    row=st.lists(st.integers(0, 1), min_size=1, max_size=40),
+    extra=st.integers(0, 30),
+    levels=st.lists(st.floats(0, 1), min_size=1, max_size=6).map(sorted),
+    rounding=st.sampled_from(["nearest", "plus_0.9"]),
+)
+@settings(max_examples=100)
+def test_interpolated_precision_matches_trec_eval_loop(row, extra, levels, rounding):
+    n_rel = sum(row) + extra
+    got = interpolated_precision(row, recall_levels=levels, n_relevant=n_rel, rounding=rounding)
+    np.testing.assert_allclose(got, reference_iprec(row, n_rel, levels, rounding), rtol=0, atol=1e-15)
