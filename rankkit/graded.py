@@ -84,21 +84,34 @@ def _gain_function(gain: GainLike, name: str = "gain") -> GainFunction:
     return mapped
 
 
+def _span(r: Rankings, k: int | None) -> int | None:
+    """Columns to compute before cutting at k: all of them when tie groups may cross k."""
+    return None if r.ties is not None else k
+
+
 def _ranked_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
     """Gain at each rank (0 for unjudged documents and padding), tie-averaged, cut at k."""
-    gains = np.where(r.judged, g(r.labels), 0.0)
+    span = _span(r, k)
+    gains = g(r.labels[:, :span])
+    if g(np.zeros(1))[0] != 0:  # a mapping giving label 0 a gain: unjudged ranks keep 0
+        gains = np.where(r.judged[:, :span], gains, 0.0)
     return r.expected(gains)[:, :k]
 
 
 def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
     """Gains of all judged documents in the ideal order, cut at k.
 
-    Only positive gains enter the ideal ranking (trec_eval's ``m_ndcg.c``, which matters
-    only for mappings with negative gains).
+    ``r.ideal`` is sorted by label, which is the gain order for a non-decreasing ``g``;
+    a mapping's gains are re-sorted. Only positive gains enter the ideal ranking
+    (trec_eval's ``m_ndcg.c``; this matters only for mappings with negative gains).
     """
-    judged = np.arange(r.ideal.shape[1]) < r.n_judged[:, None]
-    gains = np.where(judged, g(r.ideal), 0.0)
-    if not getattr(g, "monotone", False):
+    monotone = getattr(g, "monotone", False)
+    ideal = r.ideal[:, :k] if monotone else r.ideal
+    gains = g(ideal)
+    if not monotone or g(np.zeros(1))[0] != 0:  # zero padding must keep gain 0
+        judged = np.arange(ideal.shape[1]) < r.n_judged[:, None]
+        gains = np.where(judged, gains, 0.0)
+    if not monotone:
         gains = -np.sort(-np.maximum(gains, 0.0), axis=1)
     return gains[:, :k]
 
@@ -346,12 +359,13 @@ def rbp(
     p = check_probability(p, "p", high_open=True)
     k = check_k(k)
     rel = check_rel(rel)
+    span = _span(r, k)
     if max_grade is None:
-        values = r.relevant(rel).astype(np.float64)
+        values = (r.labels[:, :span] >= rel).astype(np.float64)
     else:
         if rel != 1:
             raise ValueError(f"rel applies to binary RBP only; got rel={rel!r} with max_grade={max_grade!r}")
-        values = r.labels / _check_max_grade(max_grade, r.labels)
+        values = r.labels[:, :span] / _check_max_grade(max_grade, r.labels)
     values = r.expected(values)[:, :k]
     weights = (1.0 - p) * p ** np.arange(values.shape[1], dtype=np.float64)
     return r.result(values @ weights)
@@ -390,8 +404,10 @@ def rbp_residual(rankings: RankingsLike, *, p: float = 0.8, k: int | None = None
     r = as_rankings(rankings)
     p = check_probability(p, "p", high_open=True)
     k = check_k(k)
-    retrieved = np.arange(r.depth) < r.lengths[:, None]
-    unjudged = r.expected((retrieved & ~r.judged).astype(np.float64))[:, :k]
+    span = _span(r, k)
+    judged = r.judged[:, :span]
+    retrieved = np.arange(judged.shape[1]) < r.lengths[:, None]
+    unjudged = r.expected((retrieved & ~judged).astype(np.float64))[:, :k]
     weights = (1.0 - p) * p ** np.arange(unjudged.shape[1], dtype=np.float64)
     evaluated = r.lengths if k is None else np.minimum(r.lengths, k)
     return r.result(unjudged @ weights + p ** evaluated.astype(np.float64))
@@ -459,9 +475,14 @@ def err(
     else:
         top = _check_max_grade(max_grade, r.labels)
     labels = r.labels[:, :k]
-    stop = (np.exp2(labels) - 1.0) / np.exp2(top)
-    # probability of reaching rank i unsatisfied: prod_{j<i} (1 - R_j)
-    reach = np.cumprod(np.hstack([np.ones((r.n_queries, 1)), 1.0 - stop[:, :-1]]), axis=1)[:, : labels.shape[1]]
     ranks = np.arange(1, labels.shape[1] + 1, dtype=np.float64)
     weights = p ** (ranks - 1.0) / ranks
-    return r.result((stop * reach) @ weights)
+    # R_i, then R_i * prod_{j<i} (1 - R_j) (the chance to stop at i); in place, as the
+    # matrices can be large
+    stop = np.exp2(labels)
+    stop -= 1.0
+    stop /= np.exp2(top)
+    reach = np.subtract(1.0, stop[:, :-1])
+    np.cumprod(reach, axis=1, out=reach)
+    np.multiply(stop[:, 1:], reach, out=stop[:, 1:])
+    return r.result(stop @ weights)
