@@ -380,7 +380,7 @@ def _check_values(df: pd.DataFrame, kind: str, where: str) -> None:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{where}: {value_col} must be finite, got {values[i]!r} "
+            f"{where}: {value_col} must be finite, got {float(values[i])!r} "
             f"for query {df.query_id.iloc[i]!r}, document {df.doc_id.iloc[i]!r}"
         )
 

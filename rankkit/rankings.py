@@ -283,13 +283,9 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     grades = qrels.relevance.to_numpy(dtype=np.float64)
 
     # Queries: the union of both tables, sorted as strings (trec_eval's order), as codes.
-    all_q = pa.chunked_array(run_q.chunks + qrels_q.chunks, type=pa.string()) if (
-        run_q.type == qrels_q.type == pa.string()
-    ) else pa.chunked_array([c.cast(pa.large_string()) for c in run_q.chunks + qrels_q.chunks])
-    query_ids = sorted(pc.unique(all_q).to_pylist())
-    value_set = pa.array(query_ids, type=all_q.type)
-    rq = _codes(pc.index_in(run_q, value_set=value_set))
-    jq = _codes(pc.index_in(qrels_q, value_set=value_set))
+    query_ids = sorted(set(_unique(run_q)) | set(_unique(qrels_q)))
+    rq = _index_in(run_q, query_ids)
+    jq = _index_in(qrels_q, query_ids)
     n = len(query_ids)
     qbits = max(1, (n - 1).bit_length())
 
@@ -380,6 +376,17 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         has_run=counts > 0,
         has_qrels=np.bincount(jq, minlength=n) > 0,
     )
+
+
+def _unique(arr: pa.ChunkedArray) -> list:
+    return pc.unique(arr).to_pylist() if len(arr) else []
+
+
+def _index_in(arr: pa.ChunkedArray, values: list) -> np.ndarray:
+    """Position of each string of ``arr`` in ``values`` (which holds them all), as int64."""
+    if len(arr) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return _codes(pc.index_in(arr, value_set=pa.array(values, type=arr.type)))
 
 
 def _codes(indices) -> np.ndarray:

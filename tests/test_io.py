@@ -1,0 +1,240 @@
+"""Tests for rankkit.io: TREC files, DataFrames and dicts in; validated DataFrames out."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankkit import read_qrels, read_run
+from rankkit.io import _string_keys
+
+CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+needs_conformance = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="trec_eval test data absent")
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    if name.endswith(".gz"):
+        with gzip.open(path, "wt") as f:
+            f.write(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+def as_dict(df: pd.DataFrame, value: str) -> dict:
+    out: dict = {}
+    for q, d, v in zip(df.query_id, df.doc_id, df[value]):
+        out.setdefault(q, {})[d] = v
+    return out
+
+
+QRELS_TEXT = "q1 0 d1 2\nq1 0 d2 0\nq2 0 d1 1\nq2 0 d3 -1\n"
+RUN_TEXT = "q1 Q0 d1 1 2.5 sys\nq1 Q0 d3 2 1.25 sys\nq2 Q0 d2 1 0.5 sys\n"
+
+
+# --------------------------------------------------------------------------- qrels
+
+class TestReadQrels:
+    def test_file(self, tmp_path):
+        df = read_qrels(write(tmp_path, "q.txt", QRELS_TEXT))
+        assert list(df.columns) == ["query_id", "doc_id", "relevance"]
+        assert df.query_id.tolist() == ["q1", "q1", "q2", "q2"]
+        assert df.doc_id.tolist() == ["d1", "d2", "d1", "d3"]
+        assert df.relevance.tolist() == [2, 0, 1, -1]  # negative labels are kept
+        assert df.relevance.dtype == np.int64
+        assert df.query_id.dtype == pd.StringDtype("pyarrow", na_value=np.nan)
+        assert df.attrs["name"] is None
+
+    def test_gzip_file_tabs_and_odd_whitespace(self, tmp_path):
+        text = "q1\t0\td1\t2\n  q1 0   d2 0  \n\nq2\t0 d1\t1\n"
+        df = read_qrels(write(tmp_path, "q.txt.gz", text))
+        assert as_dict(df, "relevance") == {"q1": {"d1": 2, "d2": 0}, "q2": {"d1": 1}}
+
+    def test_float_labels(self, tmp_path):
+        df = read_qrels(write(tmp_path, "q.txt", "q1 0 d1 0.5\nq1 0 d2 1\n"))
+        assert df.relevance.dtype == np.float64
+        assert df.relevance.tolist() == [0.5, 1.0]
+
+    def test_dataframe_and_dict_agree_with_file(self, tmp_path):
+        from_file = read_qrels(write(tmp_path, "q.txt", QRELS_TEXT))
+        from_dict = read_qrels({"q1": {"d1": 2, "d2": 0}, "q2": {"d1": 1, "d3": -1}})
+        frame = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["d1", "d2", "d1", "d3"],
+                              "relevance": [2, 0, 1, -1]})
+        from_frame = read_qrels(frame, name="mine")
+        for df in (from_dict, from_frame):
+            pd.testing.assert_frame_equal(df, from_file, check_like=False)
+        assert from_frame.attrs["name"] == "mine"
+
+    def test_numeric_ids_become_strings(self):
+        df = read_qrels(pd.DataFrame({"query_id": [301, 302], "doc_id": [7, 8], "relevance": [1, 0]}))
+        assert df.query_id.tolist() == ["301", "302"] and df.doc_id.tolist() == ["7", "8"]
+        assert read_qrels({301: {7: 1}}).doc_id.tolist() == ["7"]
+
+    def test_validated_frame_passes_through(self):
+        df = read_qrels({"q": {"d": 1}})
+        assert read_qrels(df) is df
+
+    @needs_conformance
+    def test_trec_eval_files(self):
+        df = read_qrels(CONFORMANCE / "qrels.test")
+        assert len(df) == 3681
+        assert df.relevance.value_counts().to_dict() == {0: 3120, 1: 561}
+        levels = read_qrels(CONFORMANCE / "qrels.rel_level")
+        assert levels.relevance.value_counts().to_dict() == {0: 2818, 1: 462, -1: 304, 3: 77, 2: 14, 4: 6}
+
+
+# --------------------------------------------------------------------------- run
+
+class TestReadRun:
+    def test_file(self, tmp_path):
+        df = read_run(write(tmp_path, "run.txt", RUN_TEXT))
+        assert list(df.columns) == ["query_id", "doc_id", "score"]
+        assert df.score.dtype == np.float64
+        assert df.score.tolist() == [2.5, 1.25, 0.5]
+        assert df.attrs["name"] == "sys"
+        assert read_run(write(tmp_path, "run2.txt", RUN_TEXT), name="other").attrs["name"] == "other"
+
+    def test_tabs_spaces_and_trailing_columns(self, tmp_path):
+        # results.test uses a tab then spaces before the score; results.trunc has trailing junk.
+        text = "q1\tQ0\td1\t1\t  2.5\tsys\nq1\tQ0\td2\t2\t  1.5\tsys more junk\nq2 Q0  d1 1 -3e2 sys\n"
+        df = read_run(write(tmp_path, "run.txt", text))
+        assert as_dict(df, "score") == {"q1": {"d1": 2.5, "d2": 1.5}, "q2": {"d1": -300.0}}
+
+    def test_dict_and_frame(self):
+        df = read_run({"q1": {"d1": 2, "d2": 1.5}})
+        assert df.score.tolist() == [2.0, 1.5] and df.score.dtype == np.float64
+        frame = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [1]})
+        frame.attrs["name"] = "bm25"
+        assert read_run(frame).attrs["name"] == "bm25"
+
+    def test_empty_dict_gives_empty_frame(self):
+        df = read_run({})
+        assert len(df) == 0 and list(df.columns) == ["query_id", "doc_id", "score"]
+
+    @needs_conformance
+    def test_trec_eval_files(self):
+        full = read_run(CONFORMANCE / "results.test")
+        assert len(full) == 1500 and full.attrs["name"] == "STANDARD"
+        assert full.score.iloc[0] == 2.129133
+        trunc = read_run(CONFORMANCE / "results.trunc")  # lines with 6 to 9 columns
+        assert len(trunc) == 584
+        assert trunc.groupby("query_id").size().to_dict() == {"301": 500, "303": 84}
+
+
+# --------------------------------------------------------------------------- bad input
+
+class TestBadInput:
+    def test_malformed_line_names_file_and_line(self, tmp_path):
+        path = write(tmp_path, "run.txt", RUN_TEXT + "\nq3 Q0 d1 1\n" + RUN_TEXT)
+        with pytest.raises(ValueError, match=r"run\.txt line 5: expected at least 6 columns, got 4"):
+            read_run(path)
+
+    def test_qrels_line_with_extra_column(self, tmp_path):
+        path = write(tmp_path, "qrels.txt", QRELS_TEXT + "q9 0 d1 1 extra\n")
+        with pytest.raises(ValueError, match=r"qrels\.txt line 5: expected 4 columns, got 5"):
+            read_qrels(path)
+
+    def test_non_numeric_relevance(self, tmp_path):
+        path = write(tmp_path, "qrels.txt", "q1 0 d1 1\nq1 0 d2 high\n")
+        with pytest.raises(ValueError, match=r"qrels\.txt line 2: relevance must be a number, got 'high'"):
+            read_qrels(path)
+
+    def test_non_numeric_score(self, tmp_path):
+        path = write(tmp_path, "run.txt", "q1 Q0 d1 1 1.0 s\nq1 Q0 d2 2 abc s\n")
+        with pytest.raises(ValueError, match=r"run\.txt line 2: score must be a number, got 'abc'"):
+            read_run(path)
+
+    @pytest.mark.parametrize("bad", ["nan", "inf", "-inf", "NaN"])
+    def test_non_finite_score_in_file(self, tmp_path, bad):
+        path = write(tmp_path, "run.txt", f"q1 Q0 d1 1 1.0 s\n\nq1 Q0 d2 2 {bad} s\n")
+        with pytest.raises(ValueError, match=rf"run\.txt line 3: score must be finite, got '{bad}'"):
+            read_run(path)
+
+    def test_non_finite_score_in_dict_and_frame(self):
+        with pytest.raises(ValueError, match=r"score must be finite, got nan for query 'q1', document 'b'"):
+            read_run({"q1": {"a": 1.0, "b": float("nan")}})
+        frame = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [np.inf]})
+        with pytest.raises(ValueError, match="score must be finite, got inf"):
+            read_run(frame)
+
+    def test_non_numeric_value_in_dict_and_frame(self):
+        with pytest.raises(ValueError, match=r"run\['q1'\]\['b'\]: score must be a number, got 'x'"):
+            read_run({"q1": {"a": 1.0, "b": "x"}})
+        with pytest.raises(ValueError, match=r"qrels\['q1'\] must be a dict"):
+            read_qrels({"q1": ["d1"]})
+        frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, "two"]})
+        with pytest.raises(ValueError, match="relevance must be a number, got 'two' in row 1"):
+            read_qrels(frame)
+
+    def test_duplicate_document_in_run_file(self, tmp_path):
+        path = write(tmp_path, "run.txt", "q1 Q0 d1 1 2 s\nq2 Q0 d1 1 2 s\nq1 Q0 d2 2 1 s\nq1 Q0 d1 3 0 s\n")
+        with pytest.raises(ValueError, match=r"run\.txt: document 'd1' is retrieved twice for query 'q1'"):
+            read_run(path)
+
+    def test_duplicate_document_in_qrels_file_and_frame(self, tmp_path):
+        path = write(tmp_path, "qrels.txt", "q1 0 d1 1\nq1 0 d1 0\n")
+        with pytest.raises(ValueError, match=r"qrels\.txt: document 'd1' is judged twice for query 'q1'"):
+            read_qrels(path)
+        frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a-long-document-id"] * 2, "relevance": [1, 1]})
+        with pytest.raises(ValueError, match="document 'a-long-document-id' is judged twice for query 'q'"):
+            read_qrels(frame)
+
+    def test_same_document_in_two_queries_is_fine(self):
+        df = read_qrels({"q1": {"d": 1}, "q2": {"d": 0}})
+        assert len(df) == 2
+
+    @pytest.mark.parametrize("text", ["", "\n\n", "   \n\t\n"])
+    def test_empty_file(self, tmp_path, text):
+        path = write(tmp_path, "run.txt", text)
+        with pytest.raises(ValueError, match=r"run\.txt: empty file, expected run lines"):
+            read_run(path)
+        with pytest.raises(ValueError, match=r"run\.txt: empty file, expected qrels lines"):
+            read_qrels(path)
+
+    def test_missing_file_and_bad_types(self, tmp_path):
+        with pytest.raises(ValueError, match="run file not found: .*nope.txt"):
+            read_run(tmp_path / "nope.txt")
+        with pytest.raises(ValueError, match="qrels must be a file path, a pandas DataFrame or a dict"):
+            read_qrels([("q", "d", 1)])
+        with pytest.raises(ValueError, match="missing relevance"):
+            read_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1]}))
+        with pytest.raises(ValueError, match="query_id is missing in row 0"):
+            read_run(pd.DataFrame({"query_id": [None], "doc_id": ["d"], "score": [1]}))
+
+
+# --------------------------------------------------------------------------- properties
+
+ids = st.text(alphabet="abcXYZ019-_.é", min_size=1, max_size=12)
+values = st.integers(-1, 3)
+
+
+@settings(max_examples=60)
+@given(st.dictionaries(ids, st.dictionaries(ids, values, min_size=1, max_size=6), min_size=1, max_size=5))
+def test_file_dict_and_frame_paths_agree(tmp_path_factory, qrels):
+    tmp = tmp_path_factory.mktemp("io")
+    lines = "".join(f"{q} 0 {d} {v}\n" for q, docs in qrels.items() for d, v in docs.items())
+    from_file = read_qrels(write(tmp, "q.txt", lines))
+    from_dict = read_qrels(qrels)
+    assert as_dict(from_file, "relevance") == qrels
+    pd.testing.assert_frame_equal(from_file, from_dict)
+    pd.testing.assert_frame_equal(read_qrels(from_dict.copy()), from_dict)
+
+
+@settings(max_examples=80)
+@given(st.lists(st.text(min_size=0, max_size=30), min_size=1, max_size=40))
+def test_string_keys_equal_iff_strings_equal(strings):
+    half = len(strings) // 2
+    a, b = pa.chunked_array([pa.array(strings[:half], pa.string()), pa.array(strings[half:], pa.string())]), \
+        pa.array(strings[::-1], pa.string())
+    ka, kb = _string_keys(a, b)
+    assert np.array_equal(ka, kb[::-1])
+    keys = dict(zip(strings, ka.tolist()))
+    assert len(set(keys.values())) == len(keys)  # no collision among distinct strings (64-bit keys)

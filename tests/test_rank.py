@@ -1,0 +1,256 @@
+"""Tests for rankkit.rankings.rank: joining a run with its qrels, trec_eval's order, tie policies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankkit.io
+from rankkit import Rankings, rank
+
+CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+needs_conformance = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="trec_eval test data absent")
+
+
+# --------------------------------------------------------------------------- reference
+
+def reference(qrels: dict, run: dict, ties: str = "docno", depth: int | None = None):
+    """rank() the slow way: Python's sorted per query (trec_eval: score desc, then docno desc)."""
+    queries = sorted(set(qrels) | set(run))
+    rows = {}
+    for q in queries:
+        judged = qrels.get(q, {})
+        docs = run.get(q, {})
+
+        def label(d):
+            v = judged.get(d)
+            return v if v is not None and v >= 0 else 0
+
+        if ties == "docno":
+            ordered = sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+        elif ties == "optimistic":
+            ordered = sorted(docs, key=lambda d: (docs[d], label(d), d), reverse=True)
+        else:  # pessimistic
+            ordered = sorted(docs, key=lambda d: (docs[d], -label(d), d), reverse=True)
+        ordered = ordered[:depth]
+        rows[q] = dict(
+            labels=[label(d) for d in ordered],
+            judged=[d in judged and judged[d] >= 0 for d in ordered],
+            ideal=sorted((v for v in judged.values() if v >= 0), reverse=True),
+            scores=[docs[d] for d in ordered],
+        )
+    return queries, rows
+
+
+def assert_matches(r: Rankings, qrels: dict, run: dict, ties: str = "docno", depth=None):
+    queries, rows = reference(qrels, run, ties, depth)
+    assert list(r.query_ids) == queries
+    assert r.has_run.tolist() == [q in run and len(run[q]) > 0 for q in queries]
+    assert r.has_qrels.tolist() == [q in qrels and len(qrels[q]) > 0 for q in queries]
+    for i, q in enumerate(queries):
+        want = rows[q]
+        n = len(want["labels"])
+        assert r.lengths[i] == n
+        assert r.labels[i, :n].tolist() == want["labels"]
+        assert not r.labels[i, n:].any() and not r.judged[i, n:].any()
+        assert r.judged[i, :n].tolist() == want["judged"]
+        m = len(want["ideal"])
+        assert r.n_judged[i] == m
+        assert r.ideal[i, :m].tolist() == want["ideal"] and not r.ideal[i, m:].any()
+
+
+# --------------------------------------------------------------------------- fixed cases
+
+QRELS = {"q1": {"a": 2, "b": 0, "c": 1, "z": 1, "p": -1}, "q2": {"x": 1}}
+RUN = {"q1": {"a": 0.5, "b": 0.9, "c": 0.5, "p": 0.1, "u": 0.7}, "q3": {"y": 1.0}}
+
+
+def test_hand_computed():
+    r = rank(QRELS, RUN)
+    assert list(r.query_ids) == ["q1", "q2", "q3"]
+    # q1: b 0.9, u 0.7 (unjudged), c and a tied at 0.5 (docno descending: c first), p (-1).
+    assert r.labels.tolist() == [[0, 0, 1, 2, 0], [0] * 5, [0] * 5]
+    assert r.judged[0].tolist() == [True, False, True, True, False]  # -1: pooled, not judged
+    assert r.lengths.tolist() == [5, 0, 1]
+    assert r.n_judged.tolist() == [4, 1, 0]
+    assert r.ideal.tolist() == [[2, 1, 1, 0], [1, 0, 0, 0], [0, 0, 0, 0]]
+    assert r.has_run.tolist() == [True, False, True] and r.has_qrels.tolist() == [True, True, False]
+    assert r.ties is None and r.scalar is False
+    assert r.n_relevant().tolist() == [3, 1, 0]
+
+
+def test_query_ids_in_string_order_and_rank_column_ignored(tmp_path):
+    # trec_eval sorts query ids as strings ("10" < "9") and orders by score, not by rank.
+    (tmp_path / "run").write_text("9 Q0 a 1 1.0 t\n9 Q0 b 2 2.0 t\n10 Q0 a 1 3.0 t\n")
+    (tmp_path / "qrels").write_text("9 0 b 1\n10 0 a 1\n")
+    r = rank(tmp_path / "qrels", tmp_path / "run")
+    assert list(r.query_ids) == ["10", "9"]
+    assert r.labels.tolist() == [[1, 0], [1, 0]]
+
+
+def test_docno_tie_break_is_byte_order():
+    # Byte order: "B" < "a" < "b" < "é" (UTF-8 0xC3 0xA9); descending puts "é" first.
+    run = {"q": {"a": 1.0, "b": 1.0, "B": 1.0, "é": 1.0}}
+    qrels = {"q": {"é": 3, "b": 2, "a": 1, "B": 0}}
+    assert rank(qrels, run).labels.tolist() == [[3, 2, 1, 0]]
+
+
+def test_tie_policies():
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 2.0}}
+    qrels = {"q": {"a": 2, "b": 0, "c": 1}}
+    assert rank(qrels, run).labels.tolist() == [[0, 1, 0, 2]]
+    assert rank(qrels, run, ties="optimistic").labels.tolist() == [[0, 2, 1, 0]]
+    assert rank(qrels, run, ties="pessimistic").labels.tolist() == [[0, 0, 1, 2]]
+    avg = rank(qrels, run, ties="average")
+    assert avg.labels.tolist() == [[0, 1, 0, 2]]
+    assert avg.ties.tolist() == [[0, 1, 1, 1]]
+    # The expected precision at 2 over the 3! orders of the tied group: (0 + 3/3) / 2.
+    assert avg.expected(avg.labels > 0)[0, :2].sum() / 2 == pytest.approx(1 / 3)
+
+
+def test_average_tie_ids_are_unique_across_queries_and_padding():
+    run = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"c": 5.0, "d": 5.0, "e": 4.0}}
+    r = rank({"q1": {"a": 1}}, run, ties="average")
+    assert r.ties.tolist() == [[0, 0, 2], [3, 3, 5]]
+
+
+def test_depth_truncates_after_ordering():
+    r = rank(QRELS, RUN, depth=3)
+    assert r.labels.tolist() == [[0, 0, 1], [0, 0, 0], [0, 0, 0]]
+    assert r.lengths.tolist() == [3, 0, 1]
+    assert r.n_judged.tolist() == [4, 1, 0]  # the ideal ranking is not truncated
+    assert rank(QRELS, RUN, depth=100).depth == 5
+
+
+def test_accepts_files_frames_and_dicts(tmp_path):
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 0 {s} t\n" for q, docs in RUN.items() for d, s in docs.items()))
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {v}\n" for q, docs in QRELS.items() for d, v in docs.items()))
+    from_files = rank(tmp_path / "qrels", str(tmp_path / "run"))
+    frame = pd.DataFrame([(q, d, s) for q, docs in RUN.items() for d, s in docs.items()],
+                         columns=["query_id", "doc_id", "score"])
+    from_frame = rank(QRELS, frame)
+    for r in (from_files, from_frame):
+        assert_matches(r, QRELS, RUN)
+
+
+def test_empty_sides():
+    r = rank({"q": {"d": 1}}, {})
+    assert list(r.query_ids) == ["q"] and r.depth == 0 and r.lengths.tolist() == [0]
+    assert r.n_judged.tolist() == [1] and r.has_run.tolist() == [False]
+    r = rank({}, {"q": {"d": 1.0}})
+    assert r.labels.tolist() == [[0.0]] and r.judged.tolist() == [[False]] and r.ideal.shape == (1, 0)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="ties must be one of 'docno', 'optimistic', 'pessimistic', 'average', got 'random'"):
+        rank(QRELS, RUN, ties="random")
+    for bad in (0, -1, 2.0, True):
+        with pytest.raises(ValueError, match="depth must be a positive integer or None"):
+            rank(QRELS, RUN, depth=bad)
+    with pytest.raises(ValueError, match="rel must be a positive number"):
+        rank(QRELS, RUN, rel=0)
+    with pytest.raises(ValueError, match="score must be finite"):
+        rank(QRELS, {"q": {"d": float("inf")}})
+
+
+def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
+    # Force every long document id onto one key: the join must notice and still be exact.
+    monkeypatch.setattr(rankkit.io, "_mix", lambda x: np.zeros_like(x))
+    qrels = {"q1": {f"document-{i:04d}": i % 3 for i in range(20)}, "q2": {"document-0003": 2}}
+    run = {"q1": {f"document-{i:04d}": float(i % 5) for i in range(0, 30, 2)}, "q2": {"document-0003": 1.0}}
+    assert_matches(rank(qrels, run), qrels, run)
+
+
+# --------------------------------------------------------------------------- properties
+
+doc_ids = st.sampled_from(["a", "b", "c", "B", "ab", "doc-with-a-long-id-1", "doc-with-a-long-id-2", "é", "d10", "d9"])
+query_ids = st.sampled_from(["1", "2", "10", "q", "a-long-query-identifier"])
+scores = st.sampled_from([0.0, 0.5, 1.0, 1.5, -2.0, 3.25])  # few values: many ties
+labels = st.integers(-1, 3)
+
+
+@settings(max_examples=100)
+@given(
+    st.dictionaries(query_ids, st.dictionaries(doc_ids, labels, max_size=8), max_size=4),
+    st.dictionaries(query_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=10), max_size=4),
+    st.sampled_from(["docno", "optimistic", "pessimistic"]),
+    st.one_of(st.none(), st.integers(1, 6)),
+)
+def test_matches_reference(qrels, run, ties, depth):
+    qrels = {q: docs for q, docs in qrels.items() if docs}
+    assert_matches(rank(qrels, run, ties=ties, depth=depth), qrels, run, ties, depth)
+
+
+@settings(max_examples=60)
+@given(
+    st.dictionaries(query_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=10), min_size=1, max_size=4),
+)
+def test_average_tie_groups_are_the_equal_scores(run):
+    r = rank({}, run, ties="average")
+    queries, rows = reference({}, run)
+    ids = r.ties
+    assert len(np.unique(ids)) == len(np.unique(ids.ravel()))
+    for i, q in enumerate(queries):
+        s = rows[q]["scores"]
+        n = len(s)
+        for a in range(r.depth):
+            for b in range(r.depth):
+                same = a < n and b < n and s[a] == s[b]
+                assert (ids[i, a] == ids[i, b]) == (same or a == b)
+        # ids are unique across queries
+        other = np.delete(ids, i, axis=0)
+        assert not np.isin(ids[i], other).any()
+
+
+@settings(max_examples=40)
+@given(
+    st.dictionaries(query_ids, st.dictionaries(doc_ids, st.integers(0, 2), min_size=1, max_size=8), min_size=1, max_size=4),
+    st.dictionaries(query_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=10), min_size=1, max_size=4),
+)
+def test_counts_agree_with_pytrec_eval(qrels, run):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    res = pytrec_eval.RelevanceEvaluator(qrels, {"P_5", "num_rel_ret", "num_ret"}).evaluate(run)
+    r = rank(qrels, run)
+    for i, q in enumerate(r.query_ids):
+        if q not in res:
+            continue  # pytrec_eval scores only queries in both
+        relevant = r.labels[i] >= 1
+        assert relevant.sum() == res[q]["num_rel_ret"]
+        assert r.lengths[i] == res[q]["num_ret"]
+        assert relevant[:5].sum() / 5 == pytest.approx(res[q]["P_5"], abs=1e-12)
+
+
+# --------------------------------------------------------------------------- trec_eval's own data
+
+def trec_eval_lines(name: str) -> dict:
+    out = {}
+    for line in (CONFORMANCE / name).read_text().splitlines():
+        measure, query, value = line.split()
+        out[(measure, query)] = value
+    return out
+
+
+@needs_conformance
+@pytest.mark.parametrize("qrels, results, expected, level", [
+    ("qrels.test", "results.test", "out.test.aq", 1),
+    ("qrels.test", "results.trunc", "out.test.aqc", 1),
+    ("qrels.rel_level", "results.test", "out.test.aql", 2),
+])
+def test_trec_eval_counts_and_precision(qrels, results, expected, level):
+    r = rank(CONFORMANCE / qrels, CONFORMANCE / results)
+    lines = trec_eval_lines(expected)
+    assert list(r.query_ids) == ["301", "302", "303"]
+    relevant = r.labels >= level
+    for i, q in enumerate(r.query_ids):
+        assert int(relevant[i].sum()) == int(lines[("num_rel_ret", q)])
+        assert int(r.lengths[i]) == int(lines[("num_ret", q)])
+        assert int((r.ideal[i] >= level).sum()) == int(lines[("num_rel", q)])
+        for k in (5, 10, 100, 500):
+            assert f"{relevant[i, :k].sum() / k:.4f}" == lines[(f"P_{k}", q)]
+    if results == "results.trunc":
+        assert r.has_run.tolist() == [True, False, True]  # 302 judged, absent from the run
