@@ -209,12 +209,24 @@ def _pair_stats(a: np.ndarray, b: np.ndarray, lengths: np.ndarray) -> np.ndarray
     return _pair_stats_merge(a, b, lengths)
 
 
-def _label_pair_counts(labels: Any) -> tuple[_Rows, np.ndarray]:
+def _label_pair_counts(labels: Any) -> tuple[_Rows, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows, and (concordant, discordant, tied) pairs i < j of labels in rank order."""
     r = _as_rows(labels, "labels")
-    # the rank order as a score: position 1 scores highest, so "concordant" = higher label first
-    position_score = np.broadcast_to(-np.arange(r.values.shape[1], dtype=np.float64), r.values.shape)
-    stats = _pair_stats(position_score, r.values, r.lengths)
-    return r, stats
+    values = r.values[:, : int(r.lengths.max()) if r.lengths.size else 0]
+    n, length = values.shape
+    if length <= _BROADCAST_MAX_LEN:
+        # the rank order as a score: position 1 scores highest, so concordant = higher label first
+        position_score = np.broadcast_to(-np.arange(length, dtype=np.float64), values.shape)
+        stats = _pair_stats_broadcast(position_score, values, r.lengths)
+        return r, stats[0], stats[1], stats[3]
+    # already in rank order: an inversion (label_i < label_j) is a strict inversion of -labels
+    valid = np.arange(length) < r.lengths[:, None]
+    discordant = _strict_inversions(np.where(valid, -values, np.inf))
+    ordered = np.sort(np.where(valid, values, np.inf), axis=1)
+    same = np.concatenate([np.zeros((n, 1), dtype=bool), ordered[:, 1:] == ordered[:, :-1]], axis=1) & valid
+    tied = _tied_pairs(same, valid)
+    concordant = r.lengths * (r.lengths - 1) / 2 - tied - discordant
+    return r, concordant, discordant, tied
 
 
 # --------------------------------------------------------------------------- public
@@ -256,8 +268,8 @@ def pair_counts(labels: Any) -> PairCounts:
     >>> pair_counts([[1, 0], [0, 1]]).discordant
     array([0., 1.])
     """
-    r, stats = _label_pair_counts(labels)
-    return PairCounts(r.result(stats[0]), r.result(stats[1]), r.result(stats[3]))
+    r, concordant, discordant, tied = _label_pair_counts(labels)
+    return PairCounts(r.result(concordant), r.result(discordant), r.result(tied))
 
 
 def inversions(labels: Any) -> FloatOrArray:
@@ -294,8 +306,8 @@ def inversions(labels: Any) -> FloatOrArray:
     >>> inversions([[3, 2, 1], [1, 2, 3]])
     array([0., 3.])
     """
-    r, stats = _label_pair_counts(labels)
-    return r.result(stats[1])
+    r, _, discordant, _ = _label_pair_counts(labels)
+    return r.result(discordant)
 
 
 PNR_TIES = ("concordant", "ignore")
@@ -340,8 +352,7 @@ def pnr(labels: Any, *, ties: str = "concordant") -> FloatOrArray:
     array([inf, nan])
     """
     ties = check_option(ties, PNR_TIES, "ties")
-    r, stats = _label_pair_counts(labels)
-    concordant, discordant, tied = stats[0], stats[1], stats[3]
+    r, concordant, discordant, tied = _label_pair_counts(labels)
     numerator = concordant + tied if ties == "concordant" else concordant
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = numerator / discordant  # x/0 -> inf, 0/0 -> nan, both on purpose

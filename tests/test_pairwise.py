@@ -456,3 +456,16 @@ def test_errors(call, message):
 def test_public_names_exported():
     for name in ("kendall_tau", "kendall_distance", "inversions", "pair_counts", "pnr", "auc"):
         assert getattr(rk, name) is getattr(pw, name)
+
+
+def test_pair_counts_long_list_matches_numpy_brute_force():
+    rng = np.random.default_rng(11)
+    labels = rng.integers(0, 5, 3000).astype(float)
+    diff = labels[:, None] - labels[None, :]  # diff[i, j] = label_i - label_j
+    upper = np.triu(np.ones(diff.shape, dtype=bool), 1)
+    expected = PairCounts(float((diff > 0)[upper].sum()), float((diff < 0)[upper].sum()), float((diff == 0)[upper].sum()))
+    assert pair_counts(labels) == expected
+    batch = pair_counts([labels, labels[:1000], labels[::-1]])
+    assert batch.discordant[0] == expected.discordant
+    assert batch.discordant[2] == expected.concordant  # reversing swaps the two
+    assert batch.tied[2] == expected.tied
