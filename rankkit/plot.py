@@ -12,7 +12,7 @@ Reading the plotted data back (assert on data, not pixels):
 - lines: ``{line.get_label(): line.get_xydata() for line in ax.lines}`` (every curve is
   labelled with its system name; reference lines have labels too, see each function);
 - bars: ``[bar.get_height() for bar in ax.containers[0]]`` in plotted order, and
-  ``[t.get_text() for t in ax.get_xticklabels()]`` for the query id under each bar;
+  ``[bar.get_gid() for bar in ax.containers[0]]`` for the query id of each bar;
 - markers: ``ax.collections[i].get_offsets()``; text annotations: ``ax.texts``;
 - legend: ``[t.get_text() for t in ax.get_legend().get_texts()]``.
 """
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import check_finite, check_probability, check_rel
+from ._validation import check_finite, check_option, check_probability, check_rel
 from .rankings import as_rankings
 
 __all__ = [
@@ -83,18 +83,52 @@ def _interpolate(recall: np.ndarray, precision: np.ndarray) -> np.ndarray:
     return interp
 
 
-def _eleven_point(df: pd.DataFrame, levels: np.ndarray) -> np.ndarray:
-    """Mean over queries of the max precision at recall >= each level (0 if never reached)."""
+def _recall_cut(x: np.ndarray, rounding: str) -> np.ndarray:
+    """trec_eval's count c of relevant documents for a recall level (x = level * R >= 0)."""
+    if rounding == "plus_0.9":
+        return np.floor(x + 0.9)  # (long) (x + 0.9), trec_eval <= 9, pytrec_eval 0.5
+    whole = np.floor(x)
+    return whole + (x - whole >= 0.5)  # lround(x), trec_eval 10
+
+
+def _eleven_point(df: pd.DataFrame, levels: np.ndarray, rounding: str) -> np.ndarray:
+    """Interpolated precision at each recall level, averaged over the frame's queries.
+
+    With a ``relevant`` column this is trec_eval's ``iprec_at_recall`` (as
+    :func:`rankkit.interpolated_precision`): the level l is reached at the c-th relevant
+    document, c = max(round(l * R), 1), and scores the highest precision at that rank or
+    below (0 if never reached). Without it, the level is reached where recall >= l.
+    """
+    if "rank" in df.columns:
+        df = df.sort_values(["query_id", "rank"], kind="stable")
     queries = df["query_id"]
     n = queries.nunique()
-    per_level = [
-        df["precision"].where(df["recall"] >= level - 1e-12).groupby(queries).max().fillna(0.0).sum() / n
-        for level in levels  # a fixed, small number of levels; queries are grouped, not looped
-    ]
+    recall = df["recall"].to_numpy(np.float64)
+    if "relevant" in df.columns:
+        hits = df["relevant"].astype(np.float64).groupby(queries).cumsum().to_numpy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r_row = np.where(recall > 0, hits / recall, np.nan)
+        # R of each query (recall = hits / R); inf when no relevant document was retrieved
+        n_rel = pd.Series(r_row).groupby(queries.to_numpy()).transform("max").fillna(np.inf).round().to_numpy()
+    per_level = []
+    for level in levels:  # a fixed, small number of levels; queries are grouped, not looped
+        if "relevant" in df.columns:
+            with np.errstate(invalid="ignore"):
+                cut = np.maximum(_recall_cut(level * n_rel, rounding), 1.0)
+            reached = hits >= cut
+        else:
+            reached = recall >= level - 1e-12
+        best = df["precision"].where(reached).groupby(queries).max().fillna(0.0)
+        per_level.append(best.sum() / n)
     return np.asarray(per_level, dtype=np.float64)
 
 
-def _pr_points(name: str, curve, interpolated: bool) -> tuple[np.ndarray, np.ndarray, str]:
+def _levels(n: int) -> np.ndarray:
+    """n equally spaced recall levels 0..1, as the exact decimals 0.0, 0.1, ... for n = 11."""
+    return np.arange(n) / (n - 1)
+
+
+def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.ndarray, np.ndarray, str]:
     """(recall, precision, kind) for one curve, kind in {"points", "levels"}."""
     where = f"curves[{name!r}]" if name else "curves"
     if isinstance(curve, pd.DataFrame):
@@ -111,10 +145,10 @@ def _pr_points(name: str, curve, interpolated: bool) -> tuple[np.ndarray, np.nda
                     "precisions cannot be averaged; use interpolated=True (11-point average) "
                     "or plot one query at a time"
                 )
-            levels = np.linspace(0.0, 1.0, 11)
+            levels = _levels(11)
             for col in ("recall", "precision"):
                 check_finite(curve[col].to_numpy(np.float64), f"{where}[{col!r}]")
-            return levels, _eleven_point(curve, levels), "levels"
+            return levels, _eleven_point(curve, levels, rounding), "levels"
         recall = curve["recall"].to_numpy(np.float64)
         if interpolated and "interpolated_precision" in curve.columns:
             precision = curve["interpolated_precision"].to_numpy(np.float64)
@@ -152,7 +186,7 @@ def _pr_points(name: str, curve, interpolated: bool) -> tuple[np.ndarray, np.nda
         check_finite(values, where)
         if values.ndim == 2:
             values = values.mean(axis=0)
-        return np.linspace(0.0, 1.0, values.shape[-1]), values, "levels"
+        return _levels(values.shape[-1]), values, "levels"
     check_finite(recall, f"{where} recall")
     check_finite(precision, f"{where} precision")
     if recall.size == 0:
@@ -160,7 +194,7 @@ def _pr_points(name: str, curve, interpolated: bool) -> tuple[np.ndarray, np.nda
     return recall, precision, "points"
 
 
-def pr_curve(curves, *, interpolated: bool = True, ax=None):
+def pr_curve(curves, *, interpolated: bool = True, rounding: str = "nearest", ax=None):
     """Precision-recall curves of one or several systems.
 
     Interpolated precision at recall level r is the highest precision at any recall >= r
@@ -181,10 +215,19 @@ def pr_curve(curves, *, interpolated: bool = True, ax=None):
         - an array of interpolated precisions at equally spaced recall levels 0, ..., 1
           (11 of them from :func:`rankkit.interpolated_precision`); a 2-D array
           (n_queries, levels) is averaged over queries first.
+
+        A multi-query DataFrame and the 2-D array of the same rankings give the same
+        11-point curve (trec_eval's ``iprec_at_recall`` averaged over queries), given the
+        same ``rounding``.
     interpolated : bool, default=True
         Plot interpolated precision (a step curve) rather than the raw rank-by-rank
         precision (the saw-tooth). The raw curve needs a single query per DataFrame;
         arrays of interpolated precisions need ``interpolated=True``.
+    rounding : {"nearest", "plus_0.9"}, default="nearest"
+        For a multi-query DataFrame: how level * R becomes the count of relevant
+        documents that reaches the level, as in :func:`rankkit.interpolated_precision`
+        (``"nearest"``: trec_eval 10; ``"plus_0.9"``: trec_eval 9.x, pytrec_eval). It needs
+        the ``relevant`` column; without it a level is reached where recall >= level.
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
 
@@ -213,8 +256,9 @@ def pr_curve(curves, *, interpolated: bool = True, ax=None):
     """
     if not isinstance(interpolated, (bool, np.bool_)):
         raise ValueError(f"interpolated must be True or False, got {interpolated!r}")
+    rounding = check_option(rounding, ("nearest", "plus_0.9"), "rounding")
     named = _named(curves, "curves", (pd.DataFrame,))
-    prepared = {name: _pr_points(name, curve, bool(interpolated)) for name, curve in named.items()}
+    prepared = {name: _pr_points(name, curve, bool(interpolated), rounding) for name, curve in named.items()}
     ax = _axes(ax)
     for name, (recall, precision, kind) in prepared.items():
         label = name or ("interpolated precision" if interpolated else "precision")
@@ -367,8 +411,8 @@ def per_query_differences(
     metric : str, optional
         Metric name for the axis label, e.g. ``"AP"``.
     max_labels : int, default=40
-        Query ids are written under the bars up to this many queries; beyond, the tick
-        labels are hidden (but still set, so they can be read back).
+        Query ids are written under the bars up to this many queries; beyond, the x axis
+        has no ticks (each bar still carries its query id as its ``gid``).
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
 
@@ -377,7 +421,8 @@ def per_query_differences(
     matplotlib.axes.Axes
         ``ax.containers[0]`` holds the bars in plotted (sorted) order:
         ``[b.get_height() for b in ax.containers[0]]``; the query of each bar is
-        ``[t.get_text() for t in ax.get_xticklabels()]``. ``ax.lines`` are the zero line
+        ``[b.get_gid() for b in ax.containers[0]]`` (also the x tick labels, up to
+        ``max_labels`` queries). ``ax.lines`` are the zero line
         (label ``"zero"``) and the mean (label ``"mean difference = +0.xxxx"``).
 
     Raises
@@ -425,16 +470,19 @@ def per_query_differences(
 
     ax = _axes(ax)
     x = np.arange(values.size)
-    ax.bar(x, values, color=colors, width=0.8, label=f"{system_name} − {baseline_name}")
+    bars = ax.bar(x, values, color=colors, width=0.8, label=f"{system_name} − {baseline_name}")
+    for bar, query in zip(bars, ids):
+        bar.set_gid(query)  # the query of each bar, readable however many bars there are
     ax.axhline(0.0, color="black", linewidth=0.8, label="zero")
     mean_line = ax.axhline(mean, color="tab:blue", linestyle="--", linewidth=1, label=f"mean difference = {mean:+.4f}")
     ax.annotate(
         f"mean {mean:+.4f}", xy=(1.0, mean), xycoords=("axes fraction", "data"),
         xytext=(-4, 3), textcoords="offset points", ha="right", va="bottom", color="tab:blue",
     )
-    ax.set_xticks(x, ids, rotation=90)
-    if values.size > max_labels:
-        ax.tick_params(axis="x", labelbottom=False, bottom=False)
+    if values.size <= max_labels:
+        ax.set_xticks(x, ids, rotation=90)
+    else:  # thousands of tick labels are unreadable and slow to draw
+        ax.set_xticks([])
     wins, losses = int((values > 0).sum()), int((values < 0).sum())
     ax.set_xlabel(f"query (sorted; {wins} better, {losses} worse, {values.size - wins - losses} tied)")
     ax.set_ylabel(f"{metric} difference" if metric else "difference")
@@ -457,7 +505,8 @@ def rbp_persistence(
     rankings,
     *,
     ps=None,
-    rel: float | None = 1,
+    rel: float = 1,
+    max_grade: float | None = None,
     ax=None,
 ):
     """RBP of several rankings as the persistence p sweeps from 0.1 to 0.99.
@@ -476,9 +525,12 @@ def rbp_persistence(
         line, named "ranking 1", "ranking 2", ...
     ps : array-like, optional
         Persistence values in (0, 1); default ``np.linspace(0.1, 0.99, 90)``.
-    rel : float or None, default=1
-        Relevance threshold: r_i = 1 when label >= rel, else 0 (binary RBP). ``None`` uses
-        the labels as r_i directly (graded RBP, source 000), which must then lie in [0, 1].
+    rel : float, default=1
+        Binary RBP (Moffat & Zobel): r_i = 1 when label >= rel, else 0.
+    max_grade : float or None, default=None
+        Graded RBP: r_i = label / max_grade in [0, 1] (source 000; ``max_grade=1`` takes
+        labels in [0, 1] as they are). Same conventions as :func:`rankkit.rbp`, whose value
+        at each p this curve equals (tie groups of ``ties="average"`` included).
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
 
@@ -503,8 +555,15 @@ def rbp_persistence(
         raise ValueError(f"ps must be a non-empty array of persistence values in (0, 1), got {ps!r}")
     for p in ps_arr:
         check_probability(float(p), "ps", high_open=True)
-    if rel is not None:
-        rel = check_rel(rel)
+    rel = check_rel(rel)
+    if max_grade is not None:
+        if isinstance(max_grade, (bool, np.bool_)) or not isinstance(max_grade, numbers.Real) or not (
+            np.isfinite(max_grade) and max_grade > 0
+        ):
+            raise ValueError(f"max_grade must be a positive number or None, got {max_grade!r}")
+        if rel != 1:
+            raise ValueError(f"rel applies to binary RBP only; got rel={rel!r} with max_grade={max_grade!r}")
+        max_grade = float(max_grade)
 
     if isinstance(rankings, Mapping):
         if not rankings:
@@ -522,23 +581,23 @@ def rbp_persistence(
     curves = {}
     for name, labels in named.items():
         r = as_rankings(labels)
-        values = r.labels
-        if rel is not None:
-            values = (values >= rel).astype(np.float64)
-        elif values.size and values.max() > 1:
-            where = f"rankings[{name!r}]" if mean_over_rows else "rankings"
-            raise ValueError(
-                f"{where}: with rel=None the labels are used as r_i and must lie in [0, 1], "
-                f"got {values.max()!r}"
-            )
-        sweep = _rbp_sweep(values, ps_arr)
+        if max_grade is None:
+            values = r.relevant(rel).astype(np.float64)
+        else:
+            if r.labels.size and r.labels.max() > max_grade:
+                where = f"rankings[{name!r}]" if mean_over_rows else "rankings"
+                raise ValueError(
+                    f"{where}: labels must be <= max_grade={max_grade!r}, got {float(r.labels.max())!r}"
+                )
+            values = r.labels / max_grade
+        sweep = _rbp_sweep(r.expected(values), ps_arr)
         curves[name] = sweep.mean(axis=0) if sweep.shape[0] else np.zeros_like(ps_arr)
 
     ax = _axes(ax)
     for name, y in curves.items():
         ax.plot(ps_arr, y, label=name or "RBP")
     ax.set_xlabel("persistence p (expected documents examined = 1 / (1 − p))")
-    ax.set_ylabel("RBP" if rel is None else f"RBP (relevant: label ≥ {rel:g})")
+    ax.set_ylabel(f"RBP (r = label / {max_grade:g})" if max_grade else f"RBP (relevant: label ≥ {rel:g})")
     ax.set_title("RBP persistence sweep")
     ax.set_xlim(0.0, 1.0)
     _legend(ax, named)

@@ -1,0 +1,552 @@
+"""Tests of rankkit.plot: assert on the plotted data, labels and errors, never on pixels."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra.numpy import arrays  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+
+import rankkit as rk  # noqa: E402
+import rankkit.plot as rkplot  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def lines_by_label(ax):
+    return {line.get_label(): line.get_xydata() for line in ax.lines}
+
+
+def legend_texts(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def implemented(fn, *args, **kwargs):
+    """Call a concurrently written rankkit function; skip while it is still a stub."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        pytest.skip(f"{fn.__name__} not implemented yet")
+
+
+def curve_frame(labels, n_relevant=None):
+    """A single-query DataFrame with rankkit.pr_curve's columns, computed by hand."""
+    labels = np.asarray(labels, dtype=float)
+    rel = labels >= 1
+    hits = np.cumsum(rel)
+    ranks = np.arange(1, labels.size + 1)
+    precision = hits / ranks
+    R = rel.sum() if n_relevant is None else n_relevant
+    recall = hits / R if R else np.zeros(labels.size)
+    interp = np.maximum.accumulate(precision[::-1])[::-1]
+    return pd.DataFrame({"rank": ranks, "relevant": rel, "precision": precision,
+                         "recall": recall, "interpolated_precision": interp})
+
+
+# --------------------------------------------------------------------------- module hygiene
+
+
+def test_importing_rankkit_does_not_import_pyplot():
+    code = "import sys, rankkit; print('matplotlib.pyplot' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_importing_rankkit_plot_does_not_import_pyplot_either():
+    code = "import sys, rankkit.plot; print('matplotlib.pyplot' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_no_global_state_changed():
+    before = dict(matplotlib.rcParams)
+    rkplot.mrr_top_k(target=0.3)
+    rkplot.per_query_differences(pd.Series({"a": 1.0, "b": -1.0}))
+    assert dict(matplotlib.rcParams) == before
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda ax: rkplot.pr_curve(curve_frame([1, 0, 1]), ax=ax),
+        lambda ax: rkplot.metric_at_k(pd.DataFrame({"A": [0.1, 0.2]}, index=[1, 2]), ax=ax),
+        lambda ax: rkplot.per_query_differences(pd.Series({"q1": 0.5}), ax=ax),
+        lambda ax: rkplot.rbp_persistence([1, 0, 1], ax=ax),
+        lambda ax: rkplot.mrr_top_k(ax=ax),
+    ],
+)
+def test_every_function_draws_on_the_given_axes_and_returns_it(call):
+    fig, (left, right) = plt.subplots(1, 2)
+    out = call(right)
+    assert out is right and isinstance(out, Axes)
+    assert not left.lines and not left.patches and out.get_title()
+    n_figs = len(plt.get_fignums())
+    assert isinstance(call(None), Axes)
+    assert len(plt.get_fignums()) == n_figs + 1  # ax=None opens exactly one new figure
+
+
+# --------------------------------------------------------------------------- pr_curve
+
+
+def test_pr_curve_single_query_raw_points_are_the_rows():
+    df = curve_frame([1, 0, 1, 0])
+    ax = rkplot.pr_curve(df, interpolated=False)
+    np.testing.assert_allclose(ax.lines[0].get_xydata(), df[["recall", "precision"]].to_numpy())
+    assert ax.get_xlabel() == "recall" and ax.get_ylabel() == "precision"
+    assert ax.get_legend() is None  # one unnamed curve: no legend
+
+
+def test_pr_curve_interpolated_uses_the_interpolated_column_and_starts_at_recall_0():
+    df = curve_frame([1, 0, 1, 0])
+    ax = rkplot.pr_curve(df)
+    xy = ax.lines[0].get_xydata()
+    np.testing.assert_allclose(xy[0], [0.0, 1.0])
+    np.testing.assert_allclose(xy[1:], df[["recall", "interpolated_precision"]].to_numpy())
+    assert ax.lines[0].get_drawstyle() == "steps-pre"
+    assert ax.get_ylabel() == "interpolated precision"
+
+
+def test_pr_curve_interpolates_a_frame_without_the_column_and_tuples_by_recall():
+    df = curve_frame([0, 1, 0, 1, 1]).drop(columns="interpolated_precision")
+    ax = rkplot.pr_curve(df)
+    # precisions 0, 1/2, 1/3, 1/2, 3/5 at recalls 0, 1/3, 1/3, 2/3, 1: max at recall >= each
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.6, 0.6, 0.6, 0.6, 0.6, 0.6])
+    # a (recall, precision) tuple in any order, e.g. sklearn's decreasing recall
+    ax = rkplot.pr_curve((np.array([1.0, 0.5, 0.5, 0.0]), np.array([0.5, 2 / 3, 1.0, 1.0])))
+    np.testing.assert_allclose(ax.lines[0].get_xydata(),
+                               [[0, 1], [0, 1], [0.5, 1], [0.5, 1], [1, 0.5]])
+
+
+def test_pr_curve_several_systems_in_dict_order_with_legend():
+    curves = {
+        "frame": curve_frame([1, 0, 1]),
+        "tuple": ([0.5, 1.0], [1.0, 0.5]),
+        "levels": np.linspace(1, 0, 11),
+        "levels 2-D": np.array([np.ones(11), np.zeros(11)]),
+    }
+    ax = rkplot.pr_curve(curves)
+    assert len(ax.lines) == 4
+    assert legend_texts(ax) == list(curves)
+    levels = np.linspace(0, 1, 11)
+    np.testing.assert_allclose(ax.lines[2].get_xydata(), np.column_stack([levels, np.linspace(1, 0, 11)]))
+    np.testing.assert_allclose(ax.lines[3].get_ydata(), np.full(11, 0.5))  # mean over queries
+    np.testing.assert_allclose(ax.lines[1].get_xydata(), [[0, 1], [0.5, 1], [1, 0.5]])
+
+
+def test_pr_curve_levels_need_not_be_eleven():
+    ax = rkplot.pr_curve({"A": [1.0, 0.5, 0.25]})
+    np.testing.assert_allclose(ax.lines[0].get_xydata(), [[0, 1], [0.5, 0.5], [1, 0.25]])
+
+
+LEVELS = np.arange(11) / 10
+
+
+def test_pr_curve_multi_query_frame_is_the_eleven_point_average_by_hand():
+    q1 = curve_frame([1, 0, 1, 0]).assign(query_id="q1")  # R = 2: ranks 1, 3
+    q2 = curve_frame([0, 1]).assign(query_id="q2")  # R = 1: rank 2
+    df = pd.concat([q1, q2])[["query_id", "rank", "relevant", "precision", "recall", "interpolated_precision"]]
+    # trec_eval 10: level l needs round(l * R) relevant documents; q1 needs its 2nd (precision
+    # 2/3) from l * 2 >= 1.5, i.e. l >= 0.8; below, its best is 1.0. q2: 0.5 at every level.
+    ax = rkplot.pr_curve(df)
+    expected = np.where(LEVELS < 0.75, (1 + 0.5) / 2, (2 / 3 + 0.5) / 2)
+    np.testing.assert_allclose(ax.lines[0].get_xydata(), np.column_stack([LEVELS, expected]))
+    # trec_eval 9: (long)(l * 2 + 0.9) >= 2 from l >= 0.55
+    ax = rkplot.pr_curve(df, rounding="plus_0.9")
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), np.where(LEVELS < 0.55, 0.75, (2 / 3 + 0.5) / 2))
+    # without the relevant column, a level is reached where recall >= level
+    ax = rkplot.pr_curve(df.drop(columns="relevant"))
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), np.where(LEVELS <= 0.5, 0.75, (2 / 3 + 0.5) / 2))
+
+
+def test_pr_curve_unreached_levels_score_zero_and_a_query_without_relevant_scores_zero():
+    q1 = curve_frame([1, 0, 0], n_relevant=2).assign(query_id=1)  # recall stops at 0.5
+    q2 = curve_frame([0, 0]).assign(query_id=2)  # no relevant document: recall 0
+    ax = rkplot.pr_curve(pd.concat([q1, q2]))
+    # q1 reaches the levels with round(2 l) <= 1 (l <= 0.7) with precision 1; q2 scores 0
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), np.where(LEVELS <= 0.7, 0.5, 0.0))
+    ax = rkplot.pr_curve(pd.concat([q1, q2]).drop(columns="relevant"))
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), np.where(LEVELS <= 0.5, 0.5, 0.0))
+
+
+@settings(max_examples=60)
+@given(
+    arrays(np.int8, st.tuples(st.integers(1, 6), st.integers(1, 15)), elements=st.integers(0, 2)),
+    st.sampled_from(["nearest", "plus_0.9"]),
+)
+def test_pr_curve_frame_and_array_of_rankkit_agree_with_trec_eval_iprec(labels, rounding):
+    """The multi-query frame of rk.pr_curve and rk.interpolated_precision give one curve."""
+    frame = implemented(rk.pr_curve, labels)
+    iprec = implemented(rk.interpolated_precision, labels, rounding=rounding)
+    ax = rkplot.pr_curve({"frame": frame, "array": iprec}, rounding=rounding)
+    if labels.shape[0] > 1:
+        np.testing.assert_allclose(ax.lines[0].get_ydata(), iprec.mean(axis=0), atol=1e-12)
+    np.testing.assert_allclose(ax.lines[1].get_ydata(), iprec.mean(axis=0), atol=1e-12)
+    plt.close("all")
+
+
+def test_pr_curve_of_rankkit_single_query_frame():
+    frame = implemented(rk.pr_curve, [1, 0, 1, 1, 1, 1, 0, 0, 0, 1])  # source 002, ranking 1
+    ax = rkplot.pr_curve(frame)
+    xy = ax.lines[0].get_xydata()
+    assert xy.shape == (11, 2)
+    np.testing.assert_allclose(xy[1:, 0], frame["recall"])
+    np.testing.assert_allclose(xy[-1], [1.0, 0.6])
+
+
+@pytest.mark.parametrize(
+    "curves, kwargs, match",
+    [
+        (pd.DataFrame({"recall": [1.0]}), {}, r"curves must have columns 'recall' and 'precision'.*\['precision'\]"),
+        ({"A": pd.DataFrame({"precision": [1.0]})}, {}, r"curves\['A'\] must have columns"),
+        (pd.DataFrame({"query_id": [1, 2], "precision": [1.0, 1.0], "recall": [1.0, 1.0]}),
+         {"interpolated": False}, "holds 2 queries.*interpolated=True"),
+        (np.linspace(1, 0, 11), {"interpolated": False}, "interpolated precisions; pass interpolated=True"),
+        (([0.5, 1.0], [1.0]), {}, "equal length, got 2 and 1"),
+        (np.ones((2, 2, 2)), {}, r"shape \(2, 2, 2\)"),
+        ([1.0], {}, r">= 2 recall levels"),
+        ({}, {}, "curves must not be empty"),
+        ("abc", {}, "curves must be a DataFrame"),
+        ({"A": [1.0, np.nan]}, {}, r"curves\['A'\] must be finite"),
+        (([0.5, np.inf], [1.0, 1.0]), {}, "recall must be finite"),
+        (pd.DataFrame({"precision": [], "recall": []}), {}, "curves is empty"),
+        (np.ones(11), {"interpolated": "yes"}, "interpolated must be True or False"),
+        (np.ones(11), {"rounding": "up"}, "rounding must be one of 'nearest', 'plus_0.9', got 'up'"),
+    ],
+)
+def test_pr_curve_errors(curves, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        rkplot.pr_curve(curves, **kwargs)
+
+
+# --------------------------------------------------------------------------- metric_at_k
+
+
+def test_metric_at_k_dataframe_one_line_per_column_sorted_by_k():
+    table = pd.DataFrame({"BM25": [0.5, 0.4, 0.45], "dense": [0.53, 0.5, 0.52]}, index=[10, 1, 5])
+    ax = rkplot.metric_at_k(table, metric="nDCG")
+    assert lines_by_label(ax).keys() == {"BM25", "dense"}
+    np.testing.assert_allclose(ax.lines[0].get_xydata(), [[1, 0.4], [5, 0.45], [10, 0.5]])
+    np.testing.assert_allclose(ax.lines[1].get_ydata(), [0.5, 0.52, 0.53])
+    assert all(line.get_marker() == "o" for line in ax.lines)
+    assert legend_texts(ax) == ["BM25", "dense"]
+    assert ax.get_ylabel() == "nDCG@k" and ax.get_xlabel() == "k (cutoff)"
+    assert ax.get_title() == "nDCG@k by cutoff"
+
+
+def test_metric_at_k_dict_of_series_with_different_ks_and_a_named_series():
+    ax = rkplot.metric_at_k({"A": pd.Series({1: 1.0, 3: 0.5}), "B": {2: 0.25, 4: 0.75}}, marker="s")
+    np.testing.assert_allclose(lines_by_label(ax)["A"], [[1, 1.0], [3, 0.5]])
+    np.testing.assert_allclose(lines_by_label(ax)["B"], [[2, 0.25], [4, 0.75]])
+    assert ax.lines[0].get_marker() == "s" and ax.get_ylabel() == "metric@k"
+    ax = rkplot.metric_at_k(pd.Series([0.2, 0.3], index=[5, 10], name="P"))
+    assert legend_texts(ax) == ["P"]
+    ax = rkplot.metric_at_k(pd.Series([0.2, 0.3], index=[5, 10]), metric="P")
+    assert ax.get_legend() is None and ax.lines[0].get_label() == "P@k"
+
+
+@pytest.mark.parametrize(
+    "values, match",
+    [
+        ([0.1, 0.2], "values must be a DataFrame indexed by k"),
+        ({}, "values must not be empty"),
+        (pd.DataFrame(index=[1, 2]), "at least one column"),
+        ({"A": pd.Series([], dtype=float)}, r"values\['A'\] is empty"),
+        (pd.DataFrame({"A": [0.1]}, index=["x"]), r"values\['A'\] must hold numbers indexed by numeric k"),
+    ],
+)
+def test_metric_at_k_errors(values, match):
+    with pytest.raises(ValueError, match=match):
+        rkplot.metric_at_k(values)
+
+
+# --------------------------------------------------------------------------- per_query_differences
+
+
+def test_per_query_differences_sorted_bars_colours_and_mean():
+    system = pd.Series({"q1": 0.5, "q2": 0.2, "q3": 0.9, "q4": 0.1})
+    baseline = pd.Series({"q4": 0.4, "q3": 0.7, "q2": 0.2, "q1": 0.6})  # other order: aligned by id
+    ax = rkplot.per_query_differences(system, baseline, system_name="new", baseline_name="old", metric="AP")
+    heights = [b.get_height() for b in ax.containers[0]]
+    np.testing.assert_allclose(heights, [0.2, 0.0, -0.1, -0.3])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["q3", "q2", "q1", "q4"]
+    assert [b.get_gid() for b in ax.containers[0]] == ["q3", "q2", "q1", "q4"]
+    colours = [matplotlib.colors.to_hex(b.get_facecolor()) for b in ax.containers[0]]
+    assert colours == [matplotlib.colors.to_hex(c) for c in ("tab:green", "tab:gray", "tab:red", "tab:red")]
+    mean = (0.2 + 0 - 0.1 - 0.3) / 4
+    lines = lines_by_label(ax)
+    np.testing.assert_allclose(lines["zero"][:, 1], 0.0)
+    np.testing.assert_allclose(lines[f"mean difference = {mean:+.4f}"][:, 1], mean)
+    assert legend_texts(ax) == ["mean difference = -0.0500"]
+    assert [t.get_text() for t in ax.texts] == ["mean -0.0500"]
+    assert ax.get_title() == "Per-query difference: new − old"
+    assert ax.get_ylabel() == "AP difference"
+    assert ax.get_xlabel() == "query (sorted; 1 better, 2 worse, 1 tied)"
+
+
+def test_per_query_differences_of_given_differences_dict_and_arrays():
+    ax = rkplot.per_query_differences({"a": -1.0, "b": 2.0})
+    assert [b.get_height() for b in ax.containers[0]] == [2.0, -1.0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["b", "a"]
+    ax = rkplot.per_query_differences(np.array([0.3, 0.1]), np.array([0.1, 0.2]))  # by position
+    np.testing.assert_allclose([b.get_height() for b in ax.containers[0]], [0.2, -0.1])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1"]
+
+
+def test_per_query_differences_matches_evaluate_style_frames():
+    a = pd.DataFrame({"AP": [0.5, 0.25]}, index=pd.Index(["x", "y"], name="query_id"))
+    b = pd.DataFrame({"AP": [0.25, 0.5]}, index=pd.Index(["y", "x"], name="query_id"))
+    ax = rkplot.per_query_differences(a, b)
+    np.testing.assert_allclose([r.get_height() for r in ax.containers[0]], [0.0, 0.0])
+
+
+def test_per_query_differences_hides_but_keeps_many_query_labels():
+    rng = np.random.default_rng(0)
+    diff = pd.Series(rng.normal(size=100), index=[f"q{i}" for i in range(100)])
+    ax = rkplot.per_query_differences(diff, max_labels=40)
+    heights = np.array([b.get_height() for b in ax.containers[0]])
+    np.testing.assert_allclose(heights, np.sort(diff.to_numpy())[::-1])
+    queries = [b.get_gid() for b in ax.containers[0]]
+    np.testing.assert_allclose(diff[queries].to_numpy(), heights)  # query of each bar readable
+    assert ax.get_xticklabels() == [] and len(ax.get_xticks()) == 0
+    np.testing.assert_allclose(ax.lines[1].get_ydata(), diff.mean())
+
+
+@settings(max_examples=50)
+@given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=1, max_size=30))
+def test_per_query_differences_properties(values):
+    diff = pd.Series(values, index=[f"q{i}" for i in range(len(values))])
+    ax = rkplot.per_query_differences(diff)
+    heights = np.array([b.get_height() for b in ax.containers[0]])
+    assert len(heights) == len(values)
+    assert np.all(np.diff(heights) <= 0)
+    np.testing.assert_allclose(np.sort(heights), np.sort(values))
+    np.testing.assert_allclose(ax.lines[1].get_ydata()[0], np.mean(values))
+    plt.close("all")
+
+
+@pytest.mark.parametrize(
+    "system, baseline, kwargs, match",
+    [
+        (pd.Series({"q1": 1.0, "q2": 1.0}), pd.Series({"q2": 1.0, "q3": 1.0}), {},
+         r"same queries; missing from baseline: \['q1'\]; missing from system: \['q3'\]"),
+        (pd.Series({"q1": 1.0}), pd.Series({"q1": 1.0, "q9": 0.0}), {}, r"missing from system: \['q9'\]$"),
+        (pd.Series([1.0, 2.0], index=["a", "a"]), None, {}, r"system has duplicate query ids: \['a'\]"),
+        (pd.Series({"a": 1.0}), pd.Series({"a": np.nan}), {}, "baseline must be finite"),
+        (pd.Series(dtype=float), None, {}, "system is empty"),
+        (pd.DataFrame({"A": [1.0], "B": [1.0]}), None, {}, r"\(or one-column DataFrame\), got 2 columns"),
+        (pd.Series({"a": 1.0}), None, {"max_labels": -1}, "max_labels must be a non-negative integer"),
+        (["x"], None, {}, "system must be a Series of per-query values"),
+        (pd.Series({"a": "x"}), None, {}, "system must hold numbers"),
+    ],
+)
+def test_per_query_differences_errors(system, baseline, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        rkplot.per_query_differences(system, baseline, **kwargs)
+
+
+# --------------------------------------------------------------------------- rbp_persistence
+
+
+def rbp_by_hand(labels, p):
+    return (1 - p) * sum(r * p**i for i, r in enumerate(labels))
+
+
+def test_rbp_persistence_default_sweep_and_hand_values():
+    rankings = {"top": [1, 1, 0, 0, 0, 0], "deep": [0, 0, 1, 1, 1, 1], "none": [0, 0, 0]}
+    ax = rkplot.rbp_persistence(rankings)
+    assert len(ax.lines) == 3 and legend_texts(ax) == ["top", "deep", "none"]
+    ps = np.linspace(0.1, 0.99, 90)
+    for line, labels in zip(ax.lines, rankings.values()):
+        np.testing.assert_allclose(line.get_xdata(), ps)
+        np.testing.assert_allclose(line.get_ydata(), [rbp_by_hand(labels, p) for p in ps])
+    assert ax.get_ylabel() == "RBP (relevant: label ≥ 1)"
+    assert ax.get_xlabel().startswith("persistence p")
+    # the two rankings swap order: "top" wins for impatient users, "deep" for persistent ones
+    top, deep = ax.lines[0].get_ydata(), ax.lines[1].get_ydata()
+    assert top[0] > deep[0] and top[-1] < deep[-1]
+
+
+def test_rbp_persistence_rows_of_a_matrix_and_mean_of_a_matrix_in_a_dict():
+    labels = [[1, 0, 1], [0, 1]]
+    ax = rkplot.rbp_persistence(labels, ps=[0.5])
+    assert [line.get_label() for line in ax.lines] == ["ranking 1", "ranking 2"]
+    np.testing.assert_allclose([line.get_ydata()[0] for line in ax.lines], [0.625, 0.25])
+    ax = rkplot.rbp_persistence({"system": labels}, ps=[0.5])
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [(0.625 + 0.25) / 2])
+    ax = rkplot.rbp_persistence([1, 0, 1], ps=[0.5])
+    assert ax.lines[0].get_label() == "RBP" and ax.get_legend() is None
+
+
+def test_rbp_persistence_threshold_and_graded():
+    ax = rkplot.rbp_persistence({"g": [2, 1, 0]}, ps=[0.5], rel=2)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.5])
+    ax = rkplot.rbp_persistence({"g": [2, 1, 0]}, ps=[0.5], max_grade=2)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.625])
+    assert ax.get_ylabel() == "RBP (r = label / 2)"
+    ax = rkplot.rbp_persistence({"g": [0.5, 1.0]}, ps=[0.5], max_grade=1)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.5 * (0.5 + 0.5)])
+
+
+@settings(max_examples=50)
+@given(
+    arrays(np.int8, st.tuples(st.integers(1, 4), st.integers(1, 12)), elements=st.integers(0, 3)),
+    st.sampled_from([None, 3]),
+)
+def test_rbp_persistence_equals_rankkit_rbp_at_every_p(labels, max_grade):
+    ps = np.array([0.1, 0.35, 0.8, 0.99])
+    expected = np.array([implemented(rk.rbp, labels, p=p, max_grade=max_grade) for p in ps]).T
+    ax = rkplot.rbp_persistence(labels, ps=ps, max_grade=max_grade)
+    np.testing.assert_allclose(np.array([line.get_ydata() for line in ax.lines]), expected, atol=1e-12)
+    ax = rkplot.rbp_persistence({"all": labels}, ps=ps, max_grade=max_grade)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), expected.mean(axis=0), atol=1e-12)
+    plt.close("all")
+
+
+@pytest.mark.parametrize(
+    "rankings, kwargs, match",
+    [
+        ([1, 0], {"ps": [0.5, 1.0]}, r"ps must be in \(0, 1\), got 1.0"),
+        ([1, 0], {"ps": [0.0]}, r"ps must be in \(0, 1\), got 0.0"),
+        ([1, 0], {"ps": [np.nan]}, r"ps must be in \(0, 1\)"),
+        ([1, 0], {"ps": []}, "ps must be a non-empty array"),
+        ([1, 0], {"rel": 0}, "rel must be a positive number"),
+        ([1, 0], {"max_grade": 0}, "max_grade must be a positive number or None"),
+        ([1, 0], {"max_grade": 2, "rel": 2}, "rel applies to binary RBP only"),
+        ({"A": [3, 0]}, {"max_grade": 2}, r"rankings\['A'\]: labels must be <= max_grade=2.0, got 3.0"),
+        ({}, {}, "rankings must not be empty"),
+        ([1, -1], {}, "labels must be non-negative"),
+        ({"A": [1, np.nan]}, {}, "labels must be finite"),
+    ],
+)
+def test_rbp_persistence_errors(rankings, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        rkplot.rbp_persistence(rankings, **kwargs)
+
+
+# --------------------------------------------------------------------------- MRR top-k
+
+
+def test_uniform_mrr_source_002_numbers():
+    # source 002 prints 0.611, 0.456 (0.45667 truncated), 0.293
+    np.testing.assert_allclose(rkplot.uniform_mrr([3, 5, 10]), [0.611, 0.456, 0.293], atol=1e-3)
+    assert rkplot.uniform_mrr([3])[0] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+    assert rkplot.uniform_mrr([5])[0] == pytest.approx((0.2 + 0.25 + 1 / 3 + 0.5 + 1) / 5)
+
+
+@settings(max_examples=50)
+@given(st.integers(1, 300))
+def test_uniform_mrr_is_the_mean_rr_of_a_uniformly_placed_answer(k):
+    # k queries, the answer of query i at rank i: MRR@k = H_k / k, through rankkit's RR when it exists
+    by_hand = np.mean(1 / np.arange(1, k + 1))
+    assert rkplot.uniform_mrr([k])[0] == pytest.approx(by_hand, rel=1e-12)
+    assert np.all(np.diff(rkplot.uniform_mrr(range(1, k + 2))) < 0)  # decreasing in k
+
+
+def test_uniform_mrr_equals_rankkit_reciprocal_rank():
+    k = 10
+    labels = np.eye(k)  # query i has its single answer at rank i + 1
+    rr = implemented(rk.reciprocal_rank, labels)
+    assert rkplot.uniform_mrr([k])[0] == pytest.approx(float(np.mean(rr)), rel=1e-12)
+
+
+def test_mrr_top_k_curve_to_100_with_source_points():
+    ax = rkplot.mrr_top_k()
+    xy = ax.lines[0].get_xydata()
+    assert xy.shape == (100, 2) and ax.lines[0].get_label() == "answer uniform in top k"
+    np.testing.assert_array_equal(xy[:, 0], np.arange(1, 101))
+    np.testing.assert_allclose(xy[[2, 4, 9], 1], [0.611, 0.456, 0.293], atol=1e-3)
+    np.testing.assert_allclose(xy[99, 1], np.sum(1 / np.arange(1, 101)) / 100)
+    np.testing.assert_allclose(ax.collections[0].get_offsets(), np.column_stack([[3, 5, 10], xy[[2, 4, 9], 1]]))
+    assert [t.get_text() for t in ax.texts] == ["k=3: 0.611", "k=5: 0.457", "k=10: 0.293"]
+    assert ax.get_xlabel().startswith("k") and ax.get_ylabel() == "MRR"
+    assert legend_texts(ax) == ["answer uniform in top k"]
+
+
+def test_mrr_top_k_without_highlights_and_custom_ks():
+    ax = rkplot.mrr_top_k(range(1, 6), highlight=())
+    assert not ax.collections and not ax.texts
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [1, 0.75, 11 / 18, 25 / 48, 137 / 300])
+
+
+def test_mrr_top_k_target_and_systems_show_the_inverse_view():
+    systems = pd.DataFrame({"A": [0.40, 0.55, 0.60], "B": [0.50, 0.52, 0.53]}, index=[1, 5, 10])
+    ax = rkplot.mrr_top_k(systems=systems, target=0.5)
+    lines = lines_by_label(ax)
+    np.testing.assert_allclose(lines["A"], [[1, 0.4], [5, 0.55], [10, 0.6]])
+    np.testing.assert_allclose(lines["target MRR = 0.5"][:, 1], 0.5)
+    # H_k / k >= 0.5 up to k = 3 (0.611), not at k = 4 (0.521)? 25/48 = 0.5208 >= 0.5; k = 5: 0.457
+    np.testing.assert_allclose(lines["uniform reaches target up to k = 4"][:, 0], 4)
+    np.testing.assert_allclose(ax.collections[1].get_offsets(), [[5, 0.5], [1, 0.5]])
+    assert legend_texts(ax)[-1] == "smallest k reaching target: A k=5, B k=1"
+
+
+def test_mrr_top_k_with_rankkit_mrr_at_k():
+    labels = np.array([[0, 1, 0, 0], [0, 0, 0, 1], [1, 0, 0, 0]])
+    mrr = {k: float(np.mean(implemented(rk.reciprocal_rank, labels, k=k))) for k in range(1, 5)}
+    ax = rkplot.mrr_top_k(systems={"run": pd.Series(mrr)}, target=0.5)
+    np.testing.assert_allclose(lines_by_label(ax)["run"][:, 1], [1 / 3, 0.5, 0.5, 7 / 12])
+    assert rkplot.smallest_k_for_mrr(pd.Series(mrr), 0.5) == 2
+
+
+def test_uniform_k_for_mrr():
+    assert rkplot.uniform_k_for_mrr(1.0) == 1
+    assert rkplot.uniform_k_for_mrr(0.611) == 3
+    assert rkplot.uniform_k_for_mrr(0.612) == 2
+    assert rkplot.uniform_k_for_mrr(0.456) == 5
+    assert rkplot.uniform_k_for_mrr(0.2928) == 10  # H_10 / 10 = 0.292897, printed 0.293
+    assert rkplot.uniform_k_for_mrr(0.293) == 9
+    assert rkplot.uniform_k_for_mrr(0.3) == 9
+    k = rkplot.uniform_k_for_mrr(0.05)
+    mrr = rkplot.uniform_mrr([k, k + 1])
+    assert mrr[0] >= 0.05 > mrr[1]
+    with pytest.raises(ValueError, match="still reached at max_k=10; increase max_k"):
+        rkplot.uniform_k_for_mrr(0.2, max_k=10)
+
+
+def test_smallest_k_for_mrr():
+    a = pd.Series([0.6, 0.55, 0.4], index=[10, 5, 1])  # unsorted k
+    assert rkplot.smallest_k_for_mrr(a, 0.5) == 5
+    assert rkplot.smallest_k_for_mrr(a, 0.4) == 1
+    assert rkplot.smallest_k_for_mrr(a, 0.7) is None
+    out = rkplot.smallest_k_for_mrr({"A": a, "B": {1: 0.9}}, 0.5)
+    assert out.to_dict() == {"A": 5, "B": 1}
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: rkplot.mrr_top_k([]), "ks must be a non-empty sequence of positive integers"),
+        (lambda: rkplot.mrr_top_k([0, 1]), "ks must be positive integers, got 0"),
+        (lambda: rkplot.mrr_top_k([1.5]), "ks must be a non-empty sequence of positive integers"),
+        (lambda: rkplot.mrr_top_k([True, False]), "ks must be a non-empty sequence"),
+        (lambda: rkplot.mrr_top_k(5), "ks must be a non-empty sequence"),
+        (lambda: rkplot.mrr_top_k(target=0), r"target must be in \(0, 1\], got 0.0"),
+        (lambda: rkplot.mrr_top_k(target=1.5), r"target must be in \(0, 1\]"),
+        (lambda: rkplot.mrr_top_k(highlight=[0]), "highlight must be positive integers"),
+        (lambda: rkplot.mrr_top_k(systems=[0.5]), "systems must be a DataFrame indexed by k"),
+        (lambda: rkplot.mrr_top_k(systems={}), "systems must not be empty"),
+        (lambda: rkplot.mrr_top_k(systems={"A": pd.Series([0.5], index=[0])}),
+         r"systems\['A'\] index \(k\) must be positive integers"),
+        (lambda: rkplot.mrr_top_k(systems={"A": pd.Series([np.nan], index=[1])}), r"systems\['A'\] must be finite"),
+        (lambda: rkplot.smallest_k_for_mrr([0.5], 0.5), "mrr_at_k must be a Series indexed by k"),
+        (lambda: rkplot.smallest_k_for_mrr(pd.Series([0.5]), 0.5), "mrr_at_k index"),
+        (lambda: rkplot.smallest_k_for_mrr(pd.Series({1: 0.5}), -1), "target must be in"),
+        (lambda: rkplot.uniform_k_for_mrr(0.5, max_k=0), "max_k must be positive integers"),
+    ],
+)
+def test_mrr_errors(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
