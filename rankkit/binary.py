@@ -6,10 +6,13 @@ trec_eval's ``-l 1``). Every function takes labels in rank order (anything
 operations, and returns a float for a single 1-D list or one value per query otherwise.
 A query with no relevant document scores 0.0 in every normalised metric.
 
-The definitions follow trec_eval 9.x (``m_P.c``, ``m_recall.c``, ``m_map.c``,
+The definitions follow trec_eval (``m_P.c``, ``m_recall.c``, ``m_map.c``,
 ``m_map_cut.c``, ``m_Rprec.c``, ``m_success.c``, ``m_recip_rank.c``, ``m_bpref.c``,
-``m_iprec_at_recall.c``, ``m_num_*.c``); where the sources and other libraries use
-another convention, a parameter selects it and its docstring says which is which.
+``m_iprec_at_recall.c``, ``m_num_*.c``) and are tested against trec_eval 10.0's own test
+output and, on random inputs, against pytrec_eval (trec_eval 9.0.8). The two versions
+differ only in how ``iprec_at_recall`` rounds a recall level to a count (the
+``rounding`` parameter). Where the sources and other libraries use another convention,
+a parameter selects it and its docstring says which is which.
 """
 
 from __future__ import annotations
@@ -34,11 +37,11 @@ FloatResult = Union[float, np.ndarray]
 #: AP denominators accepted by :func:`average_precision`.
 NORMALIZATIONS = ("relevant", "retrieved", "min_k")
 
-#: trec_eval's default ``iprec_at_recall`` levels, written as literals (not
-#: ``linspace``) so that ``level * R`` rounds exactly as trec_eval's C doubles do.
 #: How :func:`interpolated_precision` turns ``level * R`` into a count of relevant documents.
 ROUNDINGS = ("nearest", "plus_0.9")
 
+#: trec_eval's default ``iprec_at_recall`` levels, written as literals (not
+#: ``linspace``) so that ``level * R`` rounds exactly as trec_eval's C doubles do.
 STANDARD_RECALL_LEVELS = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
 
 
@@ -109,7 +112,7 @@ def _precision_at_relevant(ranks: np.ndarray) -> np.ndarray:
 
 
 def _prefix_counts(rel: np.ndarray) -> np.ndarray:
-    """Cumulative relevant counts with a leading 0 column: ``out[:, j]`` = relevant in top j."""
+    """Sums along the ranks, left to right, with a leading 0 column: ``out[:, j]`` = top j."""
     out = np.zeros((rel.shape[0], rel.shape[1] + 1))
     np.cumsum(rel, axis=1, out=out[:, 1:])
     return out
