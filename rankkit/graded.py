@@ -57,7 +57,8 @@ def _gain_function(gain: GainLike, name: str = "gain") -> GainFunction:
     True, so the ideal order of labels is also the ideal order of gains). A mapping
     label -> gain gives trec_eval's gain parameters: a label in the mapping gets the
     mapped gain, any other label keeps its own value as gain (trec_eval's ``setup_gains``:
-    "level 3 remains at the default"). Shared with :mod:`rankkit.evaluate`.
+    "level 3 remains at the default"). Public functions of this module call it once; other
+    modules that accept a ``gain`` should reuse it rather than re-implement it.
     """
     if isinstance(gain, str):
         check_option(gain, GAINS, name)
@@ -341,6 +342,10 @@ def rbp(
         Graded RBP: ``r_i = label / max_grade`` in [0, 1] (source 000: relevance may be
         a real number in [0, 1]; ``max_grade=1`` takes such labels as they are). Labels
         above ``max_grade`` are refused; ``rel`` must then stay at its default.
+        trec_eval 10's ``rbp`` (``p = 0.9``) divides each query's labels by that query's
+        largest judged label: on binary qrels it is the default binary RBP, on graded
+        qrels it is this with ``max_grade`` set per query (tested on trec_eval's own
+        outputs).
 
     Returns
     -------
@@ -378,6 +383,10 @@ def rbp_residual(rankings: RankingsLike, *, p: float = 0.8, k: int | None = None
     number retrieved): the weight of every unjudged document within the evaluated depth,
     plus the weight of every rank beyond it, as if all of them were relevant. RBP lies
     in [rbp, rbp + residual] whatever the missing judgments are.
+
+    trec_eval 10's ``rbp_resid`` (``p = 0.9``) is the same sum, except that it reports
+    0 when no retrieved document is unjudged (dropping the tail ``p**d``); rankkit keeps
+    the tail, as Moffat & Zobel define it.
 
     Parameters
     ----------

@@ -654,11 +654,12 @@ def read_trec(folder: Path, qrels_name: str, run_name: str):
     return qrels, run
 
 
-def read_measures(path: Path) -> dict:
+def read_measures(path: Path, prefix: str = "ndcg") -> dict:
+    """{(measure, query): value} for the measures whose name starts with ``prefix``."""
     out: dict = {}
     for line in path.read_text().splitlines():
         name, q, value = (part.strip() for part in line.split("\t"))
-        if name.startswith("ndcg"):
+        if name.startswith(prefix):
             out[(name, q)] = float(value)
     return out
 
@@ -692,3 +693,30 @@ class TestTrecEvalOutputs:
             ours = ndcg(r, k=k)
             for i, q in enumerate(r.query_ids):
                 assert round(ours[i], 4) == pytest.approx(expected[(f"ndcg_cut_{k}", q)], abs=1e-12)
+
+    @pytest.mark.parametrize(
+        "qrels_name, out_name",
+        [("qrels.test", "out.test.aq"), ("qrels.rel_level", "out.test.aql")],
+    )
+    def test_rbp_and_rbp_resid(self, qrels_name, out_name):
+        # trec_eval 10's rbp and rbp_resid use p = 0.9
+        qrels, run = read_trec(CONFORMANCE, qrels_name, "results.test")
+        r = trec_rankings(qrels, run)
+        expected = read_measures(CONFORMANCE / out_name, prefix="rbp")
+        # trec_eval rescales each query's gains into [0, 1] by that query's largest
+        # label: graded RBP with max_grade = the query's top label (binary: max_grade 1)
+        tops = [max(qrels[q].values()) for q in r.query_ids]
+        resid = rbp_residual(r, p=0.9)
+        for i, q in enumerate(r.query_ids):
+            row = Rankings(
+                labels=r.labels[i : i + 1], judged=r.judged[i : i + 1], lengths=r.lengths[i : i + 1],
+                ideal=r.ideal[i : i + 1], n_judged=r.n_judged[i : i + 1], query_ids=r.query_ids[i : i + 1],
+            )
+            ours = rbp(row, p=0.9, max_grade=tops[i])[0]
+            assert round(ours, 4) == pytest.approx(expected[("rbp", q)], abs=1e-12), q
+            # trec_eval reports 0 when no retrieved document is unjudged; our residual then
+            # is the tail 0.9**500 (< 1e-22), the same number at 4 decimals
+            assert round(resid[i], 4) == pytest.approx(expected[("rbp_resid", q)], abs=1e-12), q
+        if qrels_name == "qrels.test":  # binary: the default binary RBP is trec_eval's
+            binary = rbp(r, p=0.9)
+            assert [round(x, 4) for x in binary] == [expected[("rbp", q)] for q in r.query_ids]
