@@ -23,7 +23,7 @@ from .binary import (
 from .evaluate import evaluate, parse_metric, score
 from .graded import cumulative_gain, dcg, err, idcg, ndcg, rbp, rbp_residual
 from .io import read_qrels, read_run
-from .pairwise import auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
+from .pairwise import PairCounts, auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
 from .rankings import Rankings, as_rankings, rank
 from .stats import compare
 from .unranked import mae, mse
@@ -36,7 +36,7 @@ __all__ = [
     "bpref", "judged", "num_retrieved", "num_relevant", "num_relevant_retrieved",
     "pr_curve", "interpolated_precision",
     "cumulative_gain", "dcg", "idcg", "ndcg", "rbp", "rbp_residual", "err",
-    "kendall_tau", "kendall_distance", "inversions", "pair_counts", "pnr", "auc",
+    "kendall_tau", "kendall_distance", "inversions", "pair_counts", "PairCounts", "pnr", "auc",
     "mse", "mae",
     "read_qrels", "read_run", "evaluate", "score", "parse_metric", "compare",
 ]

@@ -15,7 +15,7 @@ Input conventions (shared by every function here):
   must have the same shape (the same row lengths), else ``ValueError`` names both.
 
 Complexity: pair counts never build an (L, L) matrix for long lists. Lists longer than
-``_BROADCAST_MAX_LEN`` items use a bottom-up merge sort over all rows at once,
+16 items (``_BROADCAST_MAX_LEN``) use a bottom-up merge sort over all rows at once,
 O(N log L) time and O(N) memory for N items in all; shorter lists compare all pairs by
 broadcasting (n, L, L) in chunks of rows of bounded size (``_CHUNK_PAIRS`` pairs).
 """
