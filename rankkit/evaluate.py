@@ -479,7 +479,10 @@ def _score(r: Rankings, columns: dict[str, Metric], rel: float | None, max_grade
             kwargs["rel"] = rel
         if info.data_max_grade and "max_grade" not in kwargs:
             kwargs["max_grade"] = max_grade if max_grade is not None else _max_label(r)
-        values = np.asarray(info.func(r, **kwargs), dtype=np.float64).reshape(r.n_queries)
+        try:
+            values = np.asarray(info.func(r, **kwargs), dtype=np.float64).reshape(r.n_queries)
+        except ValueError as exc:  # say which spec the metric function refused
+            raise ValueError(f"metric {column}: {exc}") from None
         data[column] = values
     table = pd.DataFrame(data, index=pd.Index(r.query_ids, name="query_id"), columns=list(columns))
     table.attrs["metrics"] = {column: str(metric) for column, metric in columns.items()}

@@ -140,6 +140,42 @@ def test_malformed_line_exit_2_names_file_and_line(tmp_path, files, capsys):
     assert "bad.run" in err and "line 2" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        ("dup.run", "q1 Q0 a 1 0.9 t\nq1 Q0 a 2 0.5 t\n", "document 'a' is retrieved twice for query 'q1'"),
+        ("nan.run", "q1 Q0 a 1 nan t\n", "nan.run line 1: score must be finite"),
+        ("empty.run", "", "empty.run: empty file"),
+    ],
+)
+def test_bad_run_files_exit_2(tmp_path, files, capsys, name, text, message):
+    path = tmp_path / name
+    path.write_text(text)
+    status, out = run_cli("evaluate", files[0], str(path), "-m", "P@5")
+    assert status == 2 and out == ""
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_non_numeric_relevance_exit_2(tmp_path, files, capsys):
+    bad = tmp_path / "bad.qrels"
+    bad.write_text("q1 0 a 1\nq1 0 b x\n")
+    assert run_cli("evaluate", str(bad), files[1], "-m", "P@5")[0] == 2
+    assert "bad.qrels line 2: relevance must be a number, got 'x'" in capsys.readouterr().err
+
+
+def test_ties_average_with_a_metric_that_refuses_it_exit_2(files, capsys):
+    status, _ = run_cli("evaluate", *files, "-m", "P@2", "-m", "map", "--ties", "average")
+    assert status == 2
+    assert "rankkit evaluate: error: metric map: ties='average' is not supported" in capsys.readouterr().err
+
+
+def test_trec_eval_parameter_lists_on_the_command_line(files):
+    status, out = run_cli("evaluate", *files, "-m", "P.2,1", "-m", "ndcg_cut.3")
+    assert status == 0
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == ["P_1", "P_2", "ndcg_cut_3"]
+
+
 def test_missing_file_exit_2(tmp_path, files, capsys):
     status, _ = run_cli("evaluate", str(tmp_path / "nope.qrels"), files[1], "-m", "P@5")
     assert status == 2
@@ -179,9 +215,3 @@ def test_python_dash_m_rankkit(files):
     )
     assert done.returncode == 0
     assert done.stdout == "P@2                   \tall\t0.2500\n"
-    bad = subprocess.run(
-        [sys.executable, "-m", "rankkit", "evaluate", *files, "-m", "P@-1"],
-        capture_output=True, text=True, cwd=Path(__file__).parents[1],
-    )
-    assert bad.returncode == 2 and "k must be a positive integer" in bad.stderr
-    assert "Traceback" not in bad.stderr

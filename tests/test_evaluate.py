@@ -204,10 +204,19 @@ def test_score_err_max_grade_defaults_to_the_data_and_can_be_set():
 
 
 def test_score_bad_parameter_value_is_reported_by_the_metric():
-    with pytest.raises(ValueError, match=r"p must be in \(0, 1\), got 2"):
+    with pytest.raises(ValueError, match=r"metric RBP\(p=2\): p must be in \(0, 1\), got 2"):
         score([[1, 0]], ["RBP(p=2)"])
-    with pytest.raises(ValueError, match="normalize must be one of"):
+    with pytest.raises(ValueError, match=r"metric AP\(normalize='nope'\): normalize must be one of"):
         score([[1, 0]], ["AP(normalize='nope')"])
+    with pytest.raises(ValueError, match=r"metric iprec\(recall=1.5\): recall_levels must be in \[0, 1\]"):
+        score([[1, 0]], ["iprec(recall=1.5)"])
+
+
+def test_score_on_no_queries_and_empty_rankings():
+    table = score([[], []], ["P@5", "nDCG", "AP", "RR", "num_ret", "iprec(recall=0.5)", "RBP", "ERR"])
+    assert table.shape == (2, 8) and (table.to_numpy() == 0).all()
+    empty = score(np.zeros((0, 3)), ["P@5", "iprec(recall=0.5)", "num_ret"])
+    assert empty.shape == (0, 3)
 
 
 @settings(max_examples=60)
@@ -331,3 +340,60 @@ def test_evaluate_bad_metric_fails_before_reading_inputs(tmp_path):
         evaluate(tmp_path / "missing.qrels", tmp_path / "missing.run", ["P@5", "nope"])
     with pytest.raises(ValueError, match="k must be a positive integer, got 0"):
         evaluate(QRELS, RUN, ["P@0"])
+
+
+def test_evaluate_average_ties_for_linear_metrics_and_an_error_naming_the_spec_otherwise():
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    table = evaluate(qrels, run, ["P@1", "success@1", "R@1", "nDCG@1", "num_rel_ret"], ties="average")
+    assert table.loc["q"].to_dict() == {"P@1": 0.5, "success@1": 0.5, "R@1": 0.5, "nDCG@1": 0.5, "num_rel_ret": 1.0}
+    with pytest.raises(ValueError, match=r"metric map: ties='average' is not supported by average_precision"):
+        evaluate(qrels, run, ["P@1", "map"], ties="average")
+
+
+def test_evaluate_err_max_grade_is_the_largest_label_of_all_judgments():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 3}, "q3": {"c": 4}}  # q3 is not in the run
+    run = {"q1": {"a": 1.0}, "q2": {"b": 1.0}}
+    table = _quiet(qrels, run, ["ERR", "ERR(max_grade=3)"])
+    np.testing.assert_allclose(table["ERR"], [1 / 16, 7 / 16])
+    np.testing.assert_allclose(table["ERR(max_grade=3)"], [1 / 8, 7 / 8])
+
+
+def test_evaluate_accepts_metric_objects_and_a_single_spec():
+    a = _quiet(QRELS, RUN, parse_metric("P@2"))
+    b = _quiet(QRELS, RUN, "P@2")
+    assert list(a.columns) == list(b.columns) == ["P@2"]
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_evaluate_when_no_query_can_be_scored():
+    with pytest.warns(UserWarning) as caught:
+        table = evaluate({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, ["P@1", "num_ret"])
+    assert [str(w.message).split(":")[0] for w in caught] == [
+        "1 run queries have no judgments and are not scored",
+        "1 judged queries are not in the run and are not scored (queries='qrels' scores them as 0)",
+    ]
+    assert table.shape == (0, 2)
+    assert aggregate(table).to_dict() == {"P@1": 0.0, "num_ret": 0.0}
+    assert table.attrs["unscored"] == {"q1": "not in the run", "q2": "no judgments"}
+
+
+def test_evaluate_labels_below_zero_are_unjudged():
+    qrels = {"q": {"a": -1, "b": 1, "c": 0}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    table = evaluate(qrels, run, ["RR", "num_rel", "judged@3", "bpref", "RBP_residual(p=0.5)@3"])
+    assert table.loc["q"].to_dict() == pytest.approx(
+        {"RR": 0.5, "num_rel": 1, "judged@3": 2 / 3, "bpref": 1.0, "RBP_residual(p=0.5)@3": 0.5 + 0.125})
+
+
+def test_evaluate_many_queries_matches_row_by_row_scoring():
+    rng = np.random.default_rng(7)
+    qrels = {f"q{i:03d}": {f"d{j}": int(rng.integers(0, 3)) for j in rng.choice(30, 12, replace=False)}
+             for i in range(60)}
+    run = {f"q{i:03d}": {f"d{j}": float(rng.integers(0, 5)) for j in rng.choice(30, 15, replace=False)}
+           for i in range(60)}
+    specs = ["nDCG@10", "AP", "RR", "P@10", "R@5", "bpref", "ERR@10", "RBP(p=0.9)"]
+    table = evaluate(qrels, run, specs)
+    for qid in ["q000", "q017", "q059"]:
+        one = evaluate({qid: qrels[qid]}, {qid: run[qid]}, specs)
+        np.testing.assert_allclose(one.loc[qid].drop("ERR@10"), table.loc[qid].drop("ERR@10"), atol=1e-12)
