@@ -58,14 +58,14 @@ def check_finite(values: np.ndarray, name: str) -> np.ndarray:
     """Reject NaN and infinities, naming the argument and the first bad value."""
     bad = ~np.isfinite(values)
     if bad.any():
-        raise ValueError(f"{name} must be finite, got {values[bad].flat[0]!r}")
+        raise ValueError(f"{name} must be finite, got {values[bad].flat[0].item()!r}")
     return values
 
 
 def check_nonnegative(values: np.ndarray, name: str) -> np.ndarray:
     """Reject negative labels where a formula cannot take them."""
     if values.size and values.min() < 0:
-        raise ValueError(f"{name} must be non-negative, got {values.min()!r}")
+        raise ValueError(f"{name} must be non-negative, got {values.min().item()!r}")
     return values
 
 
