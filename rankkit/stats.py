@@ -552,11 +552,18 @@ def _fmt_p(p, digits: int) -> str:
     return f"<{floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
 
 
-def _display_frame(table: pd.DataFrame, digits: int, mark: str) -> pd.DataFrame:
+LAYOUTS = ("long", "wide")
+
+
+def _display_frame(table: pd.DataFrame, digits: int, mark: str,
+                   layout: str = "long") -> pd.DataFrame:
     """The table as strings: the columns a reader wants, the mark on significant diffs."""
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
         raise ValueError(f"table must be a compare() result; missing columns {missing!r}")
+    layout = check_option(layout, LAYOUTS, "layout")
+    if layout == "wide":
+        return _wide_frame(table, digits, mark)
     conf = 1 - float(table.attrs.get("alpha", 0.05))
     rows = {
         "System": table["system"].astype(str),
@@ -574,7 +581,24 @@ def _display_frame(table: pd.DataFrame, digits: int, mark: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _note(table: pd.DataFrame, mark: str) -> str:
+def _wide_frame(table: pd.DataFrame, digits: int, mark: str) -> pd.DataFrame:
+    """Systems as rows (baseline first), metrics as columns, means marked if significant."""
+    bases = list(dict.fromkeys(table["baseline"]))
+    if len(bases) != 1:
+        raise ValueError("layout='wide' needs a table with one baseline "
+                         f"(compare(..., baseline=NAME)), got {len(bases)} baselines")
+    metrics = list(dict.fromkeys(table["metric"]))
+    systems = list(dict.fromkeys(table["system"]))
+    cells = {(r.system, r.metric): _fmt_num(r.mean, digits) + (mark if r.significant else "")
+             for r in table.itertuples(index=False)}
+    base_means = dict(zip(table["metric"], table["baseline_mean"]))
+    rows = {"System": [str(bases[0])] + [str(s) for s in systems]}
+    for m in metrics:
+        rows[str(m)] = [_fmt_num(base_means[m], digits)] + [cells.get((s, m), "") for s in systems]
+    return pd.DataFrame(rows)
+
+
+def _note(table: pd.DataFrame, mark: str, layout: str = "long") -> str:
     attrs = table.attrs
     alpha = attrs.get("alpha", 0.05)
     correction = attrs.get("correction", "holm")
@@ -582,11 +606,16 @@ def _note(table: pd.DataFrame, mark: str) -> str:
     tests = {"t": "paired t-test", "randomization": "paired randomization test",
              "bootstrap": "paired bootstrap test"}
     corr = "no correction" if correction == "none" else f"{correction} correction per metric"
+    if layout == "wide":
+        base = table["baseline"].iloc[0] if len(table) else ""
+        return (f"Means; {mark} significantly different from {base} at alpha = {alpha:g} "
+                f"({tests.get(test, test)}, {corr}).")
     return (f"{mark} significant at alpha = {alpha:g} ({tests.get(test, test)}, {corr}); "
             "d: paired Cohen's d.")
 
 
-def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†") -> str:
+def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†",
+                layout: str = "long") -> str:
     """Render a :func:`compare` table as a Markdown (pipe) table with significance marks.
 
     No dependency beyond pandas (``tabulate`` is not needed).
@@ -600,6 +629,11 @@ def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†") -> s
         as ``<0.0001``); effect sizes get 2.
     mark : str, default="†"
         Appended to the difference when ``significant`` (``p_adjusted < alpha``).
+    layout : {"long", "wide"}, default="long"
+        ``"long"``: one line per comparison with difference, interval, p-values and
+        effect size. ``"wide"``: the table of a paper, one line per system (the baseline
+        first) and one column per metric, each cell the system's mean, marked when it is
+        significantly different from the baseline; needs a single baseline.
 
     Returns
     -------
@@ -617,9 +651,17 @@ def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†") -> s
     | neural | bm25     | AP     | 0.4250 | +0.1250† | [+0.0454, +0.2046] | 0.0154 | 0.0154 | +2.50 |
     <BLANKLINE>
     † significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.
+    >>> print(to_markdown(compare(None, {"bm25": a, "neural": b}, "AP", baseline="bm25"),
+    ...                   layout="wide"))
+    | System | AP      |
+    | ------ | ------- |
+    | bm25   | 0.3000  |
+    | neural | 0.4250† |
+    <BLANKLINE>
+    Means; † significantly different from bm25 at alpha = 0.05 (paired t-test, holm correction per metric).
     """
     digits = _check_digits(digits)
-    frame = _display_frame(table, digits, mark)
+    frame = _display_frame(table, digits, mark, layout)
 
     def cell(s) -> str:
         return str(s).replace("|", "\\|")
@@ -632,7 +674,7 @@ def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†") -> s
         return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
 
     out = [line(header), line(["-" * w for w in widths])] + [line(r) for r in body]
-    return "\n".join(out) + "\n\n" + _note(table, mark)
+    return "\n".join(out) + "\n\n" + _note(table, mark, layout)
 
 
 _LATEX_ESCAPES = {
@@ -646,7 +688,8 @@ def _latex_escape(s: str) -> str:
 
 
 def to_latex(table: pd.DataFrame, *, digits: int = 4, mark: str = r"$^\dagger$",
-             caption: str | None = None, label: str | None = None) -> str:
+             layout: str = "long", caption: str | None = None,
+             label: str | None = None) -> str:
     r"""Render a :func:`compare` table as a LaTeX ``tabular`` (booktabs) with marks.
 
     Needs ``\usepackage{booktabs}``. Text cells are escaped; the mark is inserted
@@ -661,6 +704,8 @@ def to_latex(table: pd.DataFrame, *, digits: int = 4, mark: str = r"$^\dagger$",
         Decimals, as in :func:`to_markdown`.
     mark : str, default="$^\\dagger$"
         LaTeX appended to a significant difference.
+    layout : {"long", "wide"}, default="long"
+        As in :func:`to_markdown`: one row per comparison, or systems x metrics means.
     caption, label : str or None
         Optional ``\caption`` and ``\label``.
 
@@ -684,16 +729,17 @@ def to_latex(table: pd.DataFrame, *, digits: int = 4, mark: str = r"$^\dagger$",
     \end{tabular}
     """
     digits = _check_digits(digits)
-    frame = _display_frame(table, digits, "\0")  # placeholder: the mark is not escaped
+    frame = _display_frame(table, digits, "\0", layout)  # placeholder: mark not escaped
     cols = list(frame.columns)
+    first = 3 if layout == "long" else 1  # text columns, left-aligned
 
     def cell(s) -> str:
         return _latex_escape(str(s)).replace("\0", mark)
 
-    lines = [r"\begin{tabular}{" + "lll" + "r" * (len(cols) - 3) + "}", r"\toprule",
+    lines = [r"\begin{tabular}{" + "l" * first + "r" * (len(cols) - first) + "}", r"\toprule",
              " & ".join(cell(c) for c in cols) + r" \\", r"\midrule"]
     lines += [" & ".join(cell(v) for v in row) + r" \\" for row in frame.itertuples(index=False)]
-    note = _latex_escape(_note(table, "\0")).replace("\0", mark)
+    note = _latex_escape(_note(table, "\0", layout)).replace("\0", mark)
     lines += [r"\bottomrule",
               rf"\multicolumn{{{len(cols)}}}{{l}}{{\footnotesize {note}}} \\",
               r"\end{tabular}"]

@@ -677,3 +677,30 @@ def test_cli_compare_end_to_end(tmp_path, monkeypatch):
     rr = frame[frame["metric"] == "RR"].iloc[0]
     # RR: bad 1/2, 1/2, 1/2; good 1, 1, 1: constant difference 0.5.
     assert (rr["diff"], rr["ci_low"], rr["ci_high"]) == (0.5, 0.5, 0.5)
+
+
+def test_wide_layout():
+    a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5], "P@5": [0.2, 0.4, 0.2, 0.4]})
+    b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6], "P@5": [0.2, 0.4, 0.4, 0.2]})
+    c = pd.DataFrame({"AP": [0.2, 0.4, 0.2, 0.4], "P@5": [0.4, 0.6, 0.4, 0.6]})
+    table = compare(None, {"bm25": a, "neural": b, "rm3": c}, ["AP", "P@5"], baseline="bm25",
+                    correction="none")
+    # AP: neural - bm25 = 0.1, 0.2, 0.1, 0.1 (p = 0.0154); rm3 - bm25 = 0, 0, 0.1, -0.1.
+    # P@5: rm3 - bm25 = 0.2 everywhere: constant, p = 0 -> marked.
+    assert to_markdown(table, layout="wide").splitlines() == [
+        "| System | AP      | P@5     |",
+        "| ------ | ------- | ------- |",
+        "| bm25   | 0.3000  | 0.3000  |",
+        "| neural | 0.4250† | 0.3000  |",
+        "| rm3    | 0.3000  | 0.5000† |",
+        "",
+        "Means; † significantly different from bm25 at alpha = 0.05 (paired t-test, no correction).",
+    ]
+    tex = to_latex(table, layout="wide").splitlines()
+    assert tex[:4] == ["\\begin{tabular}{lrr}", "\\toprule", "System & AP & P@5 \\\\", "\\midrule"]
+    assert tex[5] == "neural & 0.4250$^\\dagger$ & 0.3000 \\\\"
+    with pytest.raises(ValueError, match=r"layout='wide' needs a table with one baseline "
+                                         r"\(compare\(..., baseline=NAME\)\), got 2 baselines"):
+        to_markdown(compare(None, {"bm25": a, "neural": b, "rm3": c}, "AP"), layout="wide")
+    with pytest.raises(ValueError, match="layout must be one of 'long', 'wide', got 'tall'"):
+        to_latex(table, layout="tall")
