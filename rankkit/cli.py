@@ -25,7 +25,7 @@ from typing import Sequence, TextIO
 import numpy as np
 import pandas as pd
 
-from .evaluate import QUERY_POLICIES, REGISTRY, TIE_POLICIES, aggregate, evaluate, parse_metric
+from .evaluate import REGISTRY, TIE_POLICIES, aggregate, evaluate, parse_metric
 
 PROG = "rankkit"
 
@@ -250,6 +250,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
             message = exc.strerror + f": {exc.filename}" if isinstance(exc, OSError) and exc.filename else str(exc)
             print(f"{PROG} {args.command}: error: {message}", file=sys.stderr)
             status = 2
-    for warning in caught:
-        print(f"{PROG} {args.command}: warning: {warning.message}", file=sys.stderr)
+    for warning in caught:  # rankkit's own (queries left out, ...) as one line each
+        if issubclass(warning.category, UserWarning):
+            print(f"{PROG} {args.command}: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     return status

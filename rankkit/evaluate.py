@@ -23,9 +23,8 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
-from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -63,9 +62,10 @@ class MetricInfo:
         True for counts (num_ret, ...): trec_eval sums them over queries in its ``all``
         line and prints them as integers; other metrics are averaged.
     level : bool
-        Whether the relevance level of ``evaluate(rel=...)`` (trec_eval ``-l``) applies.
-        trec_eval applies it to binary measures only; gain-based measures (nDCG, DCG,
-        ERR) use the labels themselves.
+        Whether the relevance level of ``evaluate(rel=...)`` (trec_eval ``-l``) sets the
+        metric's ``rel`` threshold. True for the binary metrics (and binary RBP); the
+        gain-based ones (CG, DCG, nDCG, ERR) use the labels themselves, as trec_eval's
+        ndcg does under ``-l``.
     required : tuple of str
         Parameters a spec must set.
     data_max_grade : bool
@@ -121,7 +121,7 @@ REGISTRY: dict[str, MetricInfo] = {
     "DCG": MetricInfo(graded.dcg, ("gain",), summary="discounted cumulative gain"),
     "nDCG": MetricInfo(graded.ndcg, ("gain",),
                        summary="normalised DCG, ideal from all judged documents (trec_eval ndcg)"),
-    "RBP": MetricInfo(graded.rbp, ("p", "rel", "max_grade"),
+    "RBP": MetricInfo(graded.rbp, ("p", "rel", "max_grade"), level=True,
                       summary="rank-biased precision (Moffat & Zobel 2008)"),
     "RBP_residual": MetricInfo(graded.rbp_residual, ("p",),
                                summary="RBP residual: weight of unjudged ranks"),
@@ -475,7 +475,8 @@ def _score(r: Rankings, columns: dict[str, Metric], rel: float | None, max_grade
         kwargs = metric.kwargs
         if metric.k is not None:
             kwargs["k"] = metric.k
-        if rel is not None and info.level and "rel" not in kwargs:
+        # a global level sets binary thresholds only: graded RBP (max_grade=) keeps its labels
+        if rel is not None and info.level and "rel" not in kwargs and "max_grade" not in kwargs:
             kwargs["rel"] = rel
         if info.data_max_grade and "max_grade" not in kwargs:
             kwargs["max_grade"] = max_grade if max_grade is not None else _max_label(r)
