@@ -550,3 +550,24 @@ def test_smallest_k_for_mrr():
 def test_mrr_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_pr_curve_eleven_point_average_equals_pytrec_eval():
+    """Against trec_eval 9 semantics (pytrec_eval 0.5): iprec_at_recall averaged over queries."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = np.random.default_rng(7)
+    labels = (rng.random((8, 12)) < 0.3).astype(int)
+    labels[0] = 0  # a query with no relevant document retrieved...
+    qrels, run = {}, {}
+    for q, row in enumerate(labels):
+        qid = f"q{q}"
+        qrels[qid] = {f"d{i}": int(rel) for i, rel in enumerate(row)}
+        run[qid] = {f"d{i}": float(100 - i) for i in range(row.size)}  # distinct scores: rank order
+    qrels["q0"]["unretrieved"] = 1  # ...but one judged relevant: R = 1, every level unreached
+    n_rel = np.array([sum(v >= 1 for v in qrels[f"q{q}"].values()) for q in range(8)])
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)
+    keys = [f"iprec_at_recall_{level:.2f}" for level in LEVELS]
+    expected = np.array([[per_query[f"q{q}"][key] for key in keys] for q in range(8)]).mean(axis=0)
+    frame = implemented(rk.pr_curve, labels, n_relevant=n_rel)
+    ax = rkplot.pr_curve(frame, rounding="plus_0.9")
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), expected, atol=1e-12)
