@@ -628,7 +628,8 @@ def uniform_mrr(ks=range(1, 101)) -> np.ndarray:
     """MRR when the single answer is equally likely at each of the top k ranks: H_k / k.
 
     Source 002: with the answer uniformly placed in the top k, MRR = (1 + 1/2 + ... + 1/k) / k
-    (0.611 at k = 3, 0.456 at k = 5, 0.293 at k = 10). It decreases with k.
+    (0.611 at k = 3; 0.4567 at k = 5, which the source prints truncated as 0.456; 0.293 at
+    k = 10). It decreases with k.
 
     Parameters
     ----------
@@ -714,7 +715,9 @@ def smallest_k_for_mrr(mrr_at_k, target: float):
             dtype=object, name=f"smallest k with MRR >= {target:g}",
         )
     if not isinstance(mrr_at_k, pd.Series):
-        raise ValueError(f"mrr_at_k must be a Series indexed by k, a DataFrame or a dict, got {type(mrr_at_k).__name__}")
+        raise ValueError(
+            f"mrr_at_k must be a Series indexed by k, a DataFrame or a dict, got {type(mrr_at_k).__name__}"
+        )
     ks = _check_ks(mrr_at_k.index, "mrr_at_k index (k)")
     values = check_finite(mrr_at_k.to_numpy(dtype=np.float64), "mrr_at_k")
     order = np.argsort(ks, kind="stable")
@@ -782,7 +785,9 @@ def mrr_top_k(
         elif isinstance(systems, Mapping):
             named = {str(c): (v if isinstance(v, pd.Series) else pd.Series(v)) for c, v in systems.items()}
         else:
-            raise ValueError(f"systems must be a DataFrame indexed by k or a dict name -> Series, got {type(systems).__name__}")
+            raise ValueError(
+                f"systems must be a DataFrame indexed by k or a dict name -> Series, got {type(systems).__name__}"
+            )
         if not named:
             raise ValueError("systems must not be empty")
         for name, series in named.items():
@@ -804,7 +809,8 @@ def mrr_top_k(
     if target is not None:
         depth = uniform_k_for_mrr(target)
         ax.axhline(target, color="tab:red", linestyle="--", linewidth=1, label=f"target MRR = {target:g}")
-        ax.axvline(depth, color="tab:red", linestyle=":", linewidth=1, label=f"uniform reaches target up to k = {depth}")
+        ax.axvline(depth, color="tab:red", linestyle=":", linewidth=1,
+                   label=f"uniform reaches target up to k = {depth}")
         reached = {name: smallest_k_for_mrr(pd.Series(y, index=k), target) for name, (k, y) in system_curves.items()}
         points = [(k, target, name) for name, k in reached.items() if k is not None]
         if points:
