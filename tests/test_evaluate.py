@@ -397,3 +397,8 @@ def test_evaluate_many_queries_matches_row_by_row_scoring():
     for qid in ["q000", "q017", "q059"]:
         one = evaluate({qid: qrels[qid]}, {qid: run[qid]}, specs)
         np.testing.assert_allclose(one.loc[qid].drop("ERR@10"), table.loc[qid].drop("ERR@10"), atol=1e-12)
+
+
+def test_global_rel_sets_binary_rbp_threshold_but_not_graded_rbp():
+    table = score([[1, 2, 0]], ["RBP(p=0.5)", "RBP(p=0.5, max_grade=2)"], rel=2)
+    assert table.iloc[0].to_dict() == {"RBP(p=0.5)": 0.25, "RBP(p=0.5, max_grade=2)": 0.5}
