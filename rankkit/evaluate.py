@@ -168,7 +168,8 @@ def _trec_int(value: str) -> int:
 
 
 def _known_names() -> str:
-    trec = ["P_k", "recall_k", "map_cut_k", "ndcg_cut_k", "success_k", "iprec_at_recall_x"]
+    trec = ["P_k", "recall_k", "map_cut_k", "ndcg_cut_k", "success_k", "iprec_at_recall_x",
+            "rbp", "rbp_resid"]
     return ", ".join([*REGISTRY, *NAME_ALIASES, *trec])
 
 
@@ -179,7 +180,7 @@ class _FrozenDict(dict):
     """A dict parameter value (a gain mapping) that a frozen Metric can hash."""
 
     def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(sorted(self.items())))
+        return hash(frozenset(self.items()))
 
 
 def _freeze(value: Any) -> Any:
@@ -394,10 +395,11 @@ def _expand_one(spec: str) -> list[tuple[str, Metric]]:
     head, dot, tail = spec.partition(".")
     if dot and "(" not in spec and "@" not in spec:
         if head in TREC_LISTS and tail:
-            values = sorted(tail.split(","), key=float) if head != "iprec_at_recall" else tail.split(",")
-            pairs = [TREC_LISTS[head](v) for v in values]
-            if head == "iprec_at_recall":
-                pairs.sort(key=lambda pair: pair[0])
+            try:  # trec_eval sorts the values
+                values = sorted(tail.split(","), key=float)
+                pairs = [TREC_LISTS[head](v) for v in values]
+            except ValueError:
+                raise ValueError(f"cannot parse trec_eval parameter list {spec!r}: expected numbers") from None
             return [(column, parse_metric(s)) for column, s in pairs]
         if head == "ndcg" and tail:  # ndcg.1=3,2=9: a gain per label, the rest keep their value
             gains = {}

@@ -151,6 +151,16 @@ def test_expand_trec_eval_parameter_lists():
     }
 
 
+@pytest.mark.parametrize("spec, message", [
+    ("P.x,5", r"cannot parse trec_eval parameter list 'P.x,5': expected numbers"),
+    ("ndcg.1=a", r"cannot parse trec_eval gain list 'ndcg.1=a'"),
+    ("P.0", r"k must be a positive integer, got 0"),
+])
+def test_expand_bad_trec_eval_lists(spec, message):
+    with pytest.raises(ValueError, match=message):
+        expand_metrics([spec])
+
+
 def test_expand_keeps_order_names_as_written_and_drops_repeats():
     columns = expand_metrics(["ndcg_cut_10", " nDCG@10 ", parse_metric("AP@5"), "ndcg_cut_10"])
     assert list(columns) == ["ndcg_cut_10", "nDCG@10", "AP@5"]
