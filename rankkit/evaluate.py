@@ -256,14 +256,17 @@ def _parse_params(text: str, spec: str) -> dict[str, Any]:
     try:
         call = ast.parse(f"f({text})", mode="eval").body
     except SyntaxError:
-        raise ValueError(f"cannot parse the parameters of metric spec {spec!r}") from None
-    assert isinstance(call, ast.Call)  # by construction of the string above
+        call = None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "f"):
+        raise ValueError(f"cannot parse the parameters of metric spec {spec!r}")
     if call.args:
         raise ValueError(f"metric spec {spec!r}: parameters must be named, as in P(rel=2)@5")
     params = {}
     for keyword in call.keywords:
         if keyword.arg is None:
             raise ValueError(f"metric spec {spec!r}: parameters must be named, as in P(rel=2)@5")
+        if keyword.arg in params:
+            raise ValueError(f"metric spec {spec!r}: parameter {keyword.arg!r} is given twice")
         node = keyword.value
         if isinstance(node, ast.Name):  # bare word, e.g. nDCG(gain=exp): a string
             value: Any = node.id
@@ -279,10 +282,9 @@ def _parse_params(text: str, spec: str) -> dict[str, Any]:
 
 
 def _parse_k(text: str, spec: str) -> int:
-    try:
-        k = int(text)
-    except ValueError:
-        raise ValueError(f"k must be a positive integer, got {text!r} in metric spec {spec!r}") from None
+    if not re.fullmatch(r"-?[0-9]+", text):
+        raise ValueError(f"k must be a positive integer, got {text!r} in metric spec {spec!r}")
+    k = int(text)
     if k <= 0:
         raise ValueError(f"k must be a positive integer, got {k} in metric spec {spec!r}")
     return k
