@@ -261,7 +261,7 @@ def _per_query_tables(qrels, runs, metrics, *, queries, ties):
     if isinstance(metrics, str):
         metrics = [metrics]
     elif metrics is not None:
-        metrics = list(metrics)
+        metrics = list(dict.fromkeys(metrics))  # each metric once, in order
         if not metrics:
             raise ValueError("metrics must name at least one metric, got []")
         if not all(isinstance(m, str) for m in metrics):
