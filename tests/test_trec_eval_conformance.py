@@ -185,20 +185,25 @@ def test_judged_queries_missing_from_the_run_score_zero_under_c():
     assert row["rbp_resid"] == 1.0
 
 
-def test_command_line_prints_trec_eval_lines_byte_for_byte():
-    """The default output of ``rankkit evaluate -q`` is trec_eval's, for the measures that agree."""
-    measures = [m for m in SUPPORTED_ALL_TREC if ("out.test.aq", m) not in KNOWN_DIFFERENCES]
+@pytest.mark.parametrize(
+    "name, options",
+    [("out.test.aq", []), ("out.test.aqc", ["-c"]), ("out.test.aql", ["-l", "2"])],
+)
+def test_command_line_prints_trec_eval_lines_byte_for_byte(name, options, capsys):
+    """``rankkit evaluate -q`` prints trec_eval's lines, for every measure that agrees."""
+    qrels, run, _, _ = CASES[name]
+    measures = [m for m in SUPPORTED_ALL_TREC if (name, m) not in KNOWN_DIFFERENCES]
     out = io.StringIO()
-    argv = ["evaluate", "-q", str(CONFORMANCE / "qrels.test"), str(CONFORMANCE / "results.test")]
+    argv = ["evaluate", "-q", *options, str(CONFORMANCE / qrels), str(CONFORMANCE / run)]
     for measure in measures:
         argv += ["-m", measure]
     assert main(argv, out=out) == 0
-    ours = out.getvalue().splitlines()
     expected = [
-        line for line in (CONFORMANCE / "out.test.aq").read_text().splitlines()
+        line for line in (CONFORMANCE / name).read_text().splitlines()
         if line.split("\t")[0].strip() in measures
     ]
-    assert ours == expected
+    assert out.getvalue().splitlines() == expected
+    assert "error" not in capsys.readouterr().err
 
 
 def test_tolerance_is_half_a_unit_of_the_fourth_decimal():
