@@ -69,7 +69,9 @@ def _gain_function(gain: GainLike, name: str = "gain") -> GainFunction:
         if not (_is_real(label) and np.isfinite(label) and label >= 0):
             raise ValueError(f"{name} mapping keys must be non-negative finite labels, got {label!r}")
         if not (_is_real(value) and np.isfinite(value)):
-            raise ValueError(f"{name} mapping values must be finite numbers, got {value!r} for label {label!r}")
+            raise ValueError(
+                f"{name} mapping values must be finite numbers, got {value!r} for label {label!r}"
+            )
     keys = np.fromiter((float(key) for key in gain), dtype=np.float64, count=len(gain))
     values = np.fromiter((float(v) for v in gain.values()), dtype=np.float64, count=len(gain))
     order = np.argsort(keys)
@@ -135,7 +137,9 @@ def _check_max_grade(max_grade, labels: np.ndarray) -> float:
 # --------------------------------------------------------------------------- gain family
 
 
-def cumulative_gain(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear") -> float | FloatArray:
+def cumulative_gain(
+    rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear"
+) -> float | FloatArray:
     """Cumulative gain at cutoff ``k``, per query: the sum of the gains of the top k.
 
     CG@k = sum_{i<=k} g(rel_i) (Järvelin & Kekäläinen 2002). CG ignores the order inside
@@ -342,10 +346,10 @@ def rbp(
         Graded RBP: ``r_i = label / max_grade`` in [0, 1] (source 000: relevance may be
         a real number in [0, 1]; ``max_grade=1`` takes such labels as they are). Labels
         above ``max_grade`` are refused; ``rel`` must then stay at its default.
-        trec_eval 10's ``rbp`` (``p = 0.9``) divides each query's labels by that query's
-        largest judged label: on binary qrels it is the default binary RBP, on graded
-        qrels it is this with ``max_grade`` set per query (tested on trec_eval's own
-        outputs).
+        trec_eval 10's ``rbp`` (``p = 0.9``) rescales each query's gains into [0, 1]
+        by that query's largest judged label: on binary qrels it is the default binary
+        RBP, on graded qrels (with judged 0s) it is this with ``max_grade`` set per
+        query (both tested on trec_eval's own outputs).
 
     Returns
     -------
