@@ -558,9 +558,10 @@ def evaluate(
     queries : {"run", "qrels"}, default="run"
         Which queries are scored. "run" (trec_eval): queries of the run that have
         judgments. "qrels" (trec_eval ``-c``): every judged query; one absent from the run
-        is scored on an empty ranking (0 for every metric, num_rel still counts its
-        relevant documents). Under both, run queries without judgments are not scored and
-        a warning names them; under "run", so are judged queries absent from the run.
+        is scored on an empty ranking: 0, except num_rel (its relevant documents, as
+        trec_eval prints) and RBP_residual (1.0: every rank is unknown; trec_eval prints
+        0). Under both, run queries without judgments are not scored and a warning names
+        them; under "run", so are judged queries absent from the run.
     depth : int or None, default=None
         Keep only the top ``depth`` documents of each query (trec_eval ``-M``).
     rel : float or None, default=None
