@@ -283,13 +283,13 @@ def _from_file(path: Path, kind: str) -> tuple[pd.DataFrame, str | None]:
     try:
         table = pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(column_names=list(names), block_size=1 << 24),
+            read_options=pacsv.ReadOptions(column_names=list(names), block_size=1 << 22),  # 4 MB blocks: lower peak memory
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False, escape_char=False, invalid_row_handler=keep_aside
             ),
             convert_options=pacsv.ConvertOptions(
                 include_columns=columns,
-                column_types={"query_id": pa.string(), "doc_id": pa.string(), value_col: pa.float64()},
+                column_types={"query_id": pa.large_string(), "doc_id": pa.large_string(), value_col: pa.float64()},
                 strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[],
             ),
         )
@@ -297,6 +297,8 @@ def _from_file(path: Path, kind: str) -> tuple[pd.DataFrame, str | None]:
         return _slow_scan(path, kind), tag
     query_ids, doc_ids = table.column("query_id"), table.column("doc_id")
     values = table.column(value_col).to_numpy()
+    del table
+    pa.default_memory_pool().release_unused()  # the parser's blocks: lower the peak that follows
     if stash:
         parsed = [_split(text, ncols, extra_ok) for text in stash]
         parsed = [p for p in parsed if p != ()]  # whitespace-only lines
@@ -306,8 +308,8 @@ def _from_file(path: Path, kind: str) -> tuple[pd.DataFrame, str | None]:
             extra_values = np.array([float(p[2]) for p in parsed], dtype=np.float64)
         except ValueError:
             return _slow_scan(path, kind), tag
-        query_ids = pa.chunked_array(query_ids.chunks + [pa.array([p[0] for p in parsed], pa.string())])
-        doc_ids = pa.chunked_array(doc_ids.chunks + [pa.array([p[1] for p in parsed], pa.string())])
+        query_ids = pa.chunked_array(query_ids.chunks + [pa.array([p[0] for p in parsed], query_ids.type)])
+        doc_ids = pa.chunked_array(doc_ids.chunks + [pa.array([p[1] for p in parsed], doc_ids.type)])
         values = np.concatenate([values, extra_values])
     if len(values) == 0:
         raise ValueError(f"{path}: empty file, expected {kind} lines")
@@ -389,16 +391,14 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
     """A document listed twice for one query is an error (trec_eval rejects it too)."""
     if len(df) < 2:
         return
-    [qkey] = _string_keys(_arrow_ids(df.query_id))
-    [dkey] = _string_keys(_arrow_ids(df.doc_id))
-    key = _mix(qkey) ^ dkey
-    sorted_key = np.sort(key)
-    same = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
-    if same.size == 0:
+    # One 64-bit key per (query, document), sorted in place; equal neighbours are suspects.
+    key = _pair_keys(df)
+    key.sort()
+    same = key[1:] == key[:-1]
+    if not same.any():
         return
-    # Candidates share a 64-bit key; confirm on the strings (a hash collision is not an error).
-    suspects = np.isin(key, sorted_key[same])
-    idx = np.flatnonzero(suspects)
+    # Confirm on the strings (a hash collision is not an error).
+    idx = np.flatnonzero(np.isin(_pair_keys(df), key[1:][same]))
     sub = pd.DataFrame({"q": df.query_id.to_numpy()[idx], "d": df.doc_id.to_numpy()[idx]})
     dup = sub.duplicated(keep=False).to_numpy()
     if dup.any():
@@ -408,6 +408,14 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
             f"{where}: document {first.d!r} is {what} twice for query {first.q!r} "
             f"(trec_eval rejects duplicates; remove one)"
         )
+
+
+def _pair_keys(df: pd.DataFrame) -> np.ndarray:
+    [key] = _string_keys(_arrow_ids(df.query_id))
+    with np.errstate(over="ignore"):
+        key *= _GOLD
+    _string_keys(_arrow_ids(df.doc_id), xor_into=key)
+    return key
 
 
 # --------------------------------------------------------------------------- keys
@@ -462,17 +470,23 @@ def _chunk_keys(arr: pa.Array, n_words: int) -> np.ndarray:
     return key
 
 
-def _string_keys(*arrays: pa.Array | pa.ChunkedArray) -> list[np.ndarray]:
+def _string_keys(*arrays: pa.Array | pa.ChunkedArray, xor_into: np.ndarray | None = None) -> list[np.ndarray]:
     """One uint64 per string of each array: the id's bytes if every id has at most 8,
     else a hash of them (the same function for all the arrays given together).
 
     Equal strings get equal keys; distinct strings almost always get distinct keys, and
-    callers confirm matches on the strings themselves.
+    callers confirm matches on the strings themselves. With ``xor_into`` (one array given),
+    the keys are XORed into that array in place instead of allocated.
     """
     chunked = [a.chunks if isinstance(a, pa.ChunkedArray) else [a] for a in arrays]
     longest = max((pc.max(pc.binary_length(c)).as_py() or 0 for cs in chunked for c in cs if len(c)), default=0)
     n_words = max(1, -(-longest // 8))
-    return [
-        np.concatenate([_chunk_keys(c, n_words) for c in cs]) if cs else np.zeros(0, dtype=np.uint64)
-        for cs in chunked
-    ]
+    out = []
+    for cs in chunked:
+        keys = np.zeros(sum(len(c) for c in cs), dtype=np.uint64) if xor_into is None else xor_into
+        at = 0
+        for c in cs:  # filled chunk by chunk: no second full-size array
+            keys[at: at + len(c)] ^= _chunk_keys(c, n_words)
+            at += len(c)
+        out.append(keys)
+    return out

@@ -269,14 +269,15 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     >>> rank(qrels, run, ties="average").ties[0]
     array([0, 1, 1])
     """
-    from .io import _arrow_ids, _mix, _string_keys, read_qrels, read_run
+    from .io import _arrow_ids, _string_keys, read_qrels, read_run
 
     ties = check_option(ties, TIES, "ties")
     depth = check_k(depth, "depth")
     check_rel(rel)
     qrels = read_qrels(qrels)
     run = read_run(run)
-
+    # Arrays of ~n_run elements are freed (del) as soon as they are used: at 10 million
+    # lines each one is 40-80 MB.
     run_q, run_d = _arrow_ids(run.query_id), _arrow_ids(run.doc_id)
     qrels_q, qrels_d = _arrow_ids(qrels.query_id), _arrow_ids(qrels.doc_id)
     scores = run.score.to_numpy(dtype=np.float64)
@@ -284,10 +285,9 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
 
     # Queries: the union of both tables, sorted as strings (trec_eval's order), as codes.
     query_ids = sorted(set(_unique(run_q)) | set(_unique(qrels_q)))
+    n = len(query_ids)
     rq = _index_in(run_q, query_ids)
     jq = _index_in(qrels_q, query_ids)
-    n = len(query_ids)
-    qbits = max(1, (n - 1).bit_length())
 
     # Order the run: query (trec_eval order), score descending; stable sorts keep it cheap
     # when the file is already sorted by score within each query, as runs usually are.
@@ -298,29 +298,39 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     else:
         by_score = np.argsort(-scores, kind="stable")
         order = by_score[np.argsort(small[by_score], kind="stable")]
-    q_sorted, s_sorted = rq[order], scores[order]
+        del by_score
+    del small, within
+    q_sorted = rq[order]
+    counts = np.bincount(rq, minlength=n)
+    del rq
 
-    # Labels: look each (query, document) of the run up in the sorted judgments.
+    # Tie groups: equal (query, score) neighbours after ordering.
+    s_sorted = scores[order]
+    start = np.ones(len(order), dtype=bool)
+    np.not_equal(s_sorted[1:], s_sorted[:-1], out=start[1:])
+    del s_sorted
+    start[1:] |= q_sorted[1:] != q_sorted[:-1]
+
+    # Labels: look each (query, document) of the run up in the judgments.
     run_doc_key, qrels_doc_key = _string_keys(run_d, qrels_d)
-    labels, found = _lookup(rq, run_doc_key, jq, qrels_doc_key, grades, order, qbits, _mix)
-    if found is not None and not _confirm(run_d, qrels_d, order, found):
-        # A hash collision between distinct ids (astronomically rare): use exact codes.
+    labels, found = _lookup(q_sorted, run_doc_key[order], jq, qrels_doc_key, grades, n, hashed=True)
+    del run_doc_key
+    if not _confirm(run_d, qrels_d, order, found):
+        # Two distinct ids share a key (astronomically rare): redo the join on exact codes.
         docs = pa.chunked_array(
             [c.cast(pa.large_string()) for c in run_d.chunks + qrels_d.chunks], type=pa.large_string()
         )
         codes = _codes(pc.dictionary_encode(docs.combine_chunks()).indices).astype(np.uint64)
-        exact_run, exact_qrels = codes[: len(run)], codes[len(run):]
-        labels, found = _lookup(rq, exact_run, jq, exact_qrels, grades, order, qbits, None)
+        labels, _ = _lookup(q_sorted, codes[: len(run)][order], jq, codes[len(run):], grades, n, hashed=False)
+        del codes
     judged = labels >= 0
-    labels = np.where(judged, labels, 0.0)  # unjudged (-inf sentinel) and "pooled but not judged"
+    np.maximum(labels, 0.0, out=labels)  # unjudged (-inf) and "pooled but not judged" (< 0) -> 0
 
-    # Tie groups: equal (query, score) neighbours after ordering.
-    start = np.ones(len(order), dtype=bool)
-    start[1:] = (q_sorted[1:] != q_sorted[:-1]) | (s_sorted[1:] != s_sorted[:-1])
-    group = np.cumsum(start) - 1
-    size = np.bincount(group) if len(group) else np.zeros(0, dtype=np.int64)
-    tied = np.flatnonzero(size[group] > 1) if len(group) else np.zeros(0, dtype=np.int64)
-    if tied.size:
+    if len(order) and not start.all():
+        group = np.cumsum(start, dtype=np.int64) - 1
+        size = np.bincount(group)
+        tied = np.flatnonzero(size[group] > 1)
+        del size
         keys = [("g", "ascending")]
         if ties == "optimistic":
             keys.append(("l", "descending"))
@@ -329,29 +339,39 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         keys.append(("d", "descending"))
         table = pa.table({"g": group[tied], "l": labels[tied], "d": run_d.take(order[tied])})
         perm = pc.sort_indices(table, sort_keys=keys).to_numpy()
-        order[tied] = order[tied][perm]
+        del table
         labels[tied] = labels[tied][perm]
         judged[tied] = judged[tied][perm]
+        del perm, tied
+    del order
 
-    # Padded matrices.
-    counts = np.bincount(rq, minlength=n)
+    # Padded matrices: row = query code, column = position within the query.
     width = int(counts.max()) if counts.size else 0
     if depth is not None:
         width = min(width, depth)
-    starts = np.cumsum(counts) - counts
-    pos = np.arange(len(order)) - starts[q_sorted]
-    keep = pos < width
-    flat = q_sorted[keep] * width + pos[keep]
+    offsets = np.cumsum(counts) - counts
+    flat = np.arange(len(q_sorted), dtype=np.int64)
+    flat -= offsets[q_sorted]  # position within the query
+    keep = flat < width if depth is not None and width < counts.max(initial=0) else None
+    pos = flat if ties == "average" else None
+    flat = flat + q_sorted * np.int64(width) if pos is not None else np.add(flat, q_sorted * np.int64(width), out=flat)
+    if keep is not None:
+        flat, labels, judged = flat[keep], labels[keep], judged[keep]
     label_matrix = np.zeros((n, width))
-    label_matrix.ravel()[flat] = labels[keep]
+    label_matrix.ravel()[flat] = labels
+    del labels
     judged_matrix = np.zeros((n, width), dtype=bool)
-    judged_matrix.ravel()[flat] = judged[keep]
+    judged_matrix.ravel()[flat] = judged
+    del judged
     tie_ids = None
     if ties == "average":
+        # Each rank's id: the flat index of the first rank of its tie group (own index if untied).
+        firsts = np.flatnonzero(start)
+        group_first = (q_sorted[firsts] * np.int64(width) + pos[firsts])[np.cumsum(start) - 1]
         tie_ids = np.arange(n * width, dtype=np.int64)
-        first = np.flatnonzero(start)[group]  # sorted position of each row's group start
-        tie_ids[flat] = (q_sorted[first] * width + pos[first])[keep]
+        tie_ids[flat] = group_first if keep is None else group_first[keep]
         tie_ids = tie_ids.reshape(n, width)
+    del flat, q_sorted, start
 
     # Ideal rankings: every judged label (>= 0) of each query, descending.
     ok = grades >= 0
@@ -361,9 +381,8 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     by_grade = np.lexsort((-grades_ok, jq_ok))
     jq_sorted = jq_ok[by_grade]
     ideal = np.zeros((n, m))
-    ideal.ravel()[jq_sorted * m + np.arange(len(by_grade)) - (np.cumsum(n_judged) - n_judged)[jq_sorted]] = (
-        grades_ok[by_grade]
-    )
+    at = jq_sorted * np.int64(m) + np.arange(len(by_grade)) - (np.cumsum(n_judged) - n_judged)[jq_sorted]
+    ideal.ravel()[at] = grades_ok[by_grade]
 
     return Rankings(
         labels=label_matrix,
@@ -397,26 +416,44 @@ def _codes(indices) -> np.ndarray:
     return indices.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _lookup(rq, run_doc_key, jq, qrels_doc_key, grades, order, qbits, mix):
-    """Label of each run row in ``order`` (-inf if unjudged), and the matched qrels rows.
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
 
-    The key of a (query, document) pair puts the query code in the high bits, so that
-    looking up the run in query order touches one query's judgments at a time.
+
+def _lookup(q_sorted, run_doc_key, jq, qrels_doc_key, grades, n, *, hashed):
+    """Label of each run row (-inf if unjudged, -1 if judged below 0) and the matched pairs.
+
+    ``q_sorted`` and ``run_doc_key`` are in the run's final order (grouped by query). The key
+    of a (query, document) pair puts the query code in the high bits and the document key in
+    the low bits (multiplied by an odd constant, which spreads every byte of the id over the
+    high bits kept, when ``hashed``); looking the run up in query order then touches one
+    query's judgments at a time. ``run_doc_key`` is overwritten.
     """
-    shift = np.uint64(64 - qbits)
-    low = (lambda k: mix(k) >> np.uint64(qbits)) if mix is not None else (lambda k: k)
-    qrels_key = (jq.astype(np.uint64) << shift) | low(qrels_doc_key)
+    qbits = max(1, (n - 1).bit_length())
+    shift, low = np.uint64(64 - qbits), np.uint64(qbits)
+
+    def pair_key(q, doc_key):
+        if hashed:
+            with np.errstate(over="ignore"):
+                doc_key *= _GOLD
+            doc_key >>= low
+        doc_key |= q.astype(np.uint64) << shift
+        return doc_key
+
+    qrels_key = pair_key(jq, qrels_doc_key.copy())
     by_key = np.argsort(qrels_key, kind="stable")
-    sorted_key = qrels_key[by_key]
-    run_key = (rq[order].astype(np.uint64) << shift) | low(run_doc_key[order])
-    pos = np.searchsorted(sorted_key, run_key)
-    pos_ok = np.minimum(pos, max(len(sorted_key) - 1, 0))
-    hit = (pos < len(sorted_key)) & (sorted_key[pos_ok] == run_key) if len(sorted_key) else np.zeros(len(run_key), bool)
+    qrels_key = qrels_key[by_key]
+    run_key = pair_key(q_sorted, run_doc_key)
     labels = np.full(len(run_key), -np.inf)
-    matched = by_key[pos_ok[hit]]
-    labels[hit] = grades[matched]
-    labels[hit & (labels < 0)] = -1.0  # pooled but not judged: unjudged, kept apart from misses
-    return labels, (np.flatnonzero(hit), matched) if mix is not None else None
+    if len(qrels_key) == 0:
+        return labels, (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    pos = np.searchsorted(qrels_key, run_key)
+    np.minimum(pos, len(qrels_key) - 1, out=pos)
+    hit = np.flatnonzero(qrels_key[pos] == run_key)
+    del run_key
+    matched = by_key[pos[hit]]
+    del pos
+    labels[hit] = np.maximum(grades[matched], -1.0)  # below 0: pooled but not judged
+    return labels, (hit, matched)
 
 
 def _confirm(run_d, qrels_d, order, found) -> bool:
