@@ -25,10 +25,18 @@ from .graded import cumulative_gain, dcg, err, idcg, ndcg, rbp, rbp_residual
 from .io import read_qrels, read_run
 from .pairwise import PairCounts, auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
 from .rankings import Rankings, as_rankings, rank
-from .stats import compare
 from .unranked import mae, mse
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # scipy.stats takes about a second to import; load the statistics module on first use.
+    if name == "compare":
+        from .stats import compare
+
+        return compare
+    raise AttributeError(f"module 'rankkit' has no attribute {name!r}")
 
 __all__ = [
     "Rankings", "as_rankings", "rank",

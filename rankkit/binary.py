@@ -21,7 +21,6 @@ from typing import Literal, Union
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
 
 from ._validation import check_finite, check_k, check_n_relevant, check_option, check_rel
 from .rankings import Rankings, RankingsLike, as_rankings
@@ -365,6 +364,8 @@ def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> 
     feasible = free >= inside
     free_, inside_ = np.where(feasible, free, 0), np.where(feasible, inside, 0)
     # C(free, inside) / C(size, inside), in log space; exactly 1 when the group has no relevant.
+    from scipy.special import gammaln  # lazy: keeps `import rankkit` fast
+
     log_none = (gammaln(free_ + 1) - gammaln(size + 1)) + (
         gammaln(size - inside_ + 1) - gammaln(free_ - inside_ + 1)
     )

@@ -26,7 +26,6 @@ from typing import Any, NamedTuple, Union
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from ._validation import check_finite, check_option, check_rel
 from .rankings import Rankings
@@ -510,6 +509,8 @@ def auc(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
     n_pos = positive.sum(axis=1)
     n_neg = rl.lengths - n_pos
     # padding scores rank above every real score, so the real ranks are unchanged
+    from scipy.stats import rankdata  # lazy: scipy.stats takes ~1 s to import
+
     ranks = rankdata(np.where(valid, rs.values, np.inf), axis=1) if valid.size else np.zeros(valid.shape)
     u = np.where(positive, ranks, 0.0).sum(axis=1) - n_pos * (n_pos + 1) / 2
     pairs = (n_pos * n_neg).astype(np.float64)
