@@ -44,6 +44,7 @@ _FORMATS = {
     "qrels": ("relevance", ("query_id", "iter", "doc_id", "relevance"), 4, False),
     "run": ("score", ("query_id", "q0", "doc_id", "rank", "score", "tag"), 6, True),
 }
+_QUERY_TYPE = pa.dictionary(pa.int32(), pa.large_string())  # few distinct query ids
 _CHECKED = "rankkit.checked"  # attrs key: id() of a frame these readers already validated
 
 
@@ -159,10 +160,38 @@ def _frame(query_ids: pa.Array, doc_ids: pa.Array, values: np.ndarray, kind: str
     if kind == "qrels":
         values = _as_labels(values)
     return pd.DataFrame({
-        "query_id": _string_series(query_ids),
+        "query_id": query_ids if isinstance(query_ids, pd.Series) else _query_series(query_ids),
         "doc_id": _string_series(doc_ids),
         value_col: values,
     })
+
+
+def _query_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
+    """Query ids as a Categorical whose categories are the distinct ids, sorted as strings."""
+    if not isinstance(arr, pa.ChunkedArray):
+        arr = pa.chunked_array([arr])
+    if len(arr) == 0:
+        return pd.Series(pd.Categorical([], categories=pd.Index([], dtype=_STR)))
+    if not pa.types.is_dictionary(arr.type):
+        arr = pc.dictionary_encode(arr)
+    return _canonical_categories(arr.to_pandas())
+
+
+def _canonical_categories(series: pd.Series) -> pd.Series:
+    """Used categories only, as str, sorted like trec_eval sorts query ids (byte order)."""
+    series = series.cat.remove_unused_categories()
+    categories = series.cat.categories
+    if categories.dtype != _STR:
+        as_str = pd.Index([str(c) for c in categories], dtype=_STR)
+        if as_str.has_duplicates:
+            dup = as_str[as_str.duplicated()][0]
+            raise ValueError(f"query ids {dup!r} occur as different types (e.g. 1 and '1')")
+        series = pd.Series(pd.Categorical.from_codes(series.cat.codes, categories=as_str), index=series.index)
+        categories = as_str
+    ordered = sorted(categories)
+    if list(categories) != ordered:
+        series = series.cat.reorder_categories(pd.Index(ordered, dtype=_STR))
+    return series
 
 
 _STR = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
@@ -198,7 +227,10 @@ def _from_frame(df: pd.DataFrame, kind: str) -> pd.DataFrame:
         if series.isna().any():
             row = series.index[series.isna().to_numpy()][0]
             raise ValueError(f"{kind} DataFrame: {col} is missing in row {row!r}")
-        ids.append(_arrow_strings(series))
+        if col == "query_id" and isinstance(series.dtype, pd.CategoricalDtype):
+            ids.append(_canonical_categories(series.reset_index(drop=True)))
+        else:
+            ids.append(_arrow_strings(series))
     raw = df[value_col]
     try:
         values = raw.to_numpy(dtype=np.float64)
@@ -247,7 +279,7 @@ def _from_dict(source: Mapping, kind: str) -> pd.DataFrame:
         doc_ids = pa.array([str(d) for d in doc_list], type=pa.string())
     codes = np.repeat(np.arange(len(inner), dtype=np.int32), lengths)
     qids = pa.array([q if isinstance(q, str) else str(q) for q in source.keys()], type=pa.string())
-    query_ids = pa.DictionaryArray.from_arrays(pa.array(codes), qids).dictionary_decode()
+    query_ids = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array(codes), qids)])
     out = _frame(query_ids, doc_ids, values, kind)
     _check_values(out, kind, where=kind)
     return out  # dict keys are unique: no duplicate check needed
@@ -289,7 +321,7 @@ def _from_file(path: Path, kind: str) -> tuple[pd.DataFrame, str | None]:
             ),
             convert_options=pacsv.ConvertOptions(
                 include_columns=columns,
-                column_types={"query_id": pa.large_string(), "doc_id": pa.large_string(), value_col: pa.float64()},
+                column_types={"query_id": _QUERY_TYPE, "doc_id": pa.large_string(), value_col: pa.float64()},
                 strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[],
             ),
         )
@@ -308,7 +340,8 @@ def _from_file(path: Path, kind: str) -> tuple[pd.DataFrame, str | None]:
             extra_values = np.array([float(p[2]) for p in parsed], dtype=np.float64)
         except ValueError:
             return _slow_scan(path, kind), tag
-        query_ids = pa.chunked_array(query_ids.chunks + [pa.array([p[0] for p in parsed], query_ids.type)])
+        extra_q = pa.array([p[0] for p in parsed], pa.large_string()).dictionary_encode()
+        query_ids = pa.chunked_array(query_ids.chunks + [extra_q])
         doc_ids = pa.chunked_array(doc_ids.chunks + [pa.array([p[1] for p in parsed], doc_ids.type)])
         values = np.concatenate([values, extra_values])
     if len(values) == 0:
@@ -410,8 +443,15 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
         )
 
 
+def _query_codes(series: pd.Series) -> tuple[np.ndarray, list]:
+    """Codes and categories of a query id column (a Categorical, as these readers make)."""
+    return np.asarray(series.cat.codes), list(series.cat.categories)
+
+
 def _pair_keys(df: pd.DataFrame) -> np.ndarray:
-    [key] = _string_keys(_arrow_ids(df.query_id))
+    codes, categories = _query_codes(df.query_id)
+    [category_keys] = _string_keys(pa.array(categories, pa.large_string()))
+    key = category_keys[codes]
     with np.errstate(over="ignore"):
         key *= _GOLD
     _string_keys(_arrow_ids(df.doc_id), xor_into=key)

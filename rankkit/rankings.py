@@ -269,7 +269,7 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     >>> rank(qrels, run, ties="average").ties[0]
     array([0, 1, 1])
     """
-    from .io import _arrow_ids, _string_keys, read_qrels, read_run
+    from .io import _arrow_ids, _query_codes, _string_keys, read_qrels, read_run
 
     ties = check_option(ties, TIES, "ties")
     depth = check_k(depth, "depth")
@@ -278,16 +278,18 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     run = read_run(run)
     # Arrays of ~n_run elements are freed (del) as soon as they are used: at 10 million
     # lines each one is 40-80 MB.
-    run_q, run_d = _arrow_ids(run.query_id), _arrow_ids(run.doc_id)
-    qrels_q, qrels_d = _arrow_ids(qrels.query_id), _arrow_ids(qrels.doc_id)
+    run_d, qrels_d = _arrow_ids(run.doc_id), _arrow_ids(qrels.doc_id)
     scores = run.score.to_numpy(dtype=np.float64)
     grades = qrels.relevance.to_numpy(dtype=np.float64)
 
     # Queries: the union of both tables, sorted as strings (trec_eval's order), as codes.
-    query_ids = sorted(set(_unique(run_q)) | set(_unique(qrels_q)))
+    run_codes, run_queries = _query_codes(run.query_id)
+    qrels_codes, qrels_queries = _query_codes(qrels.query_id)
+    query_ids = sorted(set(run_queries) | set(qrels_queries))
     n = len(query_ids)
-    rq = _index_in(run_q, query_ids)
-    jq = _index_in(qrels_q, query_ids)
+    row_of = {q: i for i, q in enumerate(query_ids)}
+    rq = np.array([row_of[q] for q in run_queries], dtype=np.int32)[run_codes]
+    jq = np.array([row_of[q] for q in qrels_queries], dtype=np.int32)[qrels_codes]
 
     # Order the run: query (trec_eval order), score descending; stable sorts keep it cheap
     # when the file is already sorted by score within each query, as runs usually are.
@@ -313,7 +315,7 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
 
     # Labels: look each (query, document) of the run up in the judgments.
     run_doc_key, qrels_doc_key = _string_keys(run_d, qrels_d)
-    labels, found = _lookup(q_sorted, run_doc_key[order], jq, qrels_doc_key, grades, n, hashed=True)
+    labels, found = _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, hashed=True)
     del run_doc_key
     if not _confirm(run_d, qrels_d, order, found):
         # Two distinct ids share a key (astronomically rare): redo the join on exact codes.
@@ -321,16 +323,15 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
             [c.cast(pa.large_string()) for c in run_d.chunks + qrels_d.chunks], type=pa.large_string()
         )
         codes = _codes(pc.dictionary_encode(docs.combine_chunks()).indices).astype(np.uint64)
-        labels, _ = _lookup(q_sorted, codes[: len(run)][order], jq, codes[len(run):], grades, n, hashed=False)
+        labels, _ = _lookup(q_sorted, codes[: len(run)], order, jq, codes[len(run):], grades, n, hashed=False)
         del codes
     judged = labels >= 0
     np.maximum(labels, 0.0, out=labels)  # unjudged (-inf) and "pooled but not judged" (< 0) -> 0
 
     if len(order) and not start.all():
-        group = np.cumsum(start, dtype=np.int64) - 1
-        size = np.bincount(group)
-        tied = np.flatnonzero(size[group] > 1)
-        del size
+        group = np.cumsum(start, dtype=np.int32 if len(start) < 1 << 31 else np.int64)
+        group -= 1
+        tied = np.flatnonzero((np.bincount(group) > 1)[group])
         keys = [("g", "ascending")]
         if ties == "optimistic":
             keys.append(("l", "descending"))
@@ -397,36 +398,26 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     )
 
 
-def _unique(arr: pa.ChunkedArray) -> list:
-    return pc.unique(arr).to_pylist() if len(arr) else []
-
-
-def _index_in(arr: pa.ChunkedArray, values: list) -> np.ndarray:
-    """Position of each string of ``arr`` in ``values`` (which holds them all), as int64."""
-    if len(arr) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return _codes(pc.index_in(arr, value_set=pa.array(values, type=arr.type)))
-
-
 def _codes(indices) -> np.ndarray:
-    """Arrow int32 indices (chunked or not, no nulls) as an int64 array."""
+    """Arrow int32 indices (chunked or not, no nulls) as one int32 NumPy array."""
     if isinstance(indices, pa.ChunkedArray):
         chunks = [c.to_numpy(zero_copy_only=False) for c in indices.chunks]
-        return np.concatenate(chunks).astype(np.int64) if chunks else np.zeros(0, dtype=np.int64)
-    return indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int32)
+    return indices.to_numpy(zero_copy_only=False)
 
 
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _lookup(q_sorted, run_doc_key, jq, qrels_doc_key, grades, n, *, hashed):
-    """Label of each run row (-inf if unjudged, -1 if judged below 0) and the matched pairs.
+def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, *, hashed, block=1 << 20):
+    """Label of each run row in ``order`` (-inf if unjudged, -1 if judged below 0) and the matches.
 
-    ``q_sorted`` and ``run_doc_key`` are in the run's final order (grouped by query). The key
-    of a (query, document) pair puts the query code in the high bits and the document key in
-    the low bits (multiplied by an odd constant, which spreads every byte of the id over the
-    high bits kept, when ``hashed``); looking the run up in query order then touches one
-    query's judgments at a time. ``run_doc_key`` is overwritten.
+    ``q_sorted`` is the query code of each row in the run's final order (grouped by query);
+    ``run_doc_key[order]`` its document key. The key of a (query, document) pair puts the
+    query code in the high bits and the document key in the low bits (multiplied by an odd
+    constant when ``hashed``, which spreads every byte of the id over the bits kept), so that
+    looking the run up in query order touches one query's judgments at a time. The run is
+    looked up in blocks, to keep temporaries small.
     """
     qbits = max(1, (n - 1).bit_length())
     shift, low = np.uint64(64 - qbits), np.uint64(qbits)
@@ -442,18 +433,20 @@ def _lookup(q_sorted, run_doc_key, jq, qrels_doc_key, grades, n, *, hashed):
     qrels_key = pair_key(jq, qrels_doc_key.copy())
     by_key = np.argsort(qrels_key, kind="stable")
     qrels_key = qrels_key[by_key]
-    run_key = pair_key(q_sorted, run_doc_key)
-    labels = np.full(len(run_key), -np.inf)
-    if len(qrels_key) == 0:
-        return labels, (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    pos = np.searchsorted(qrels_key, run_key)
-    np.minimum(pos, len(qrels_key) - 1, out=pos)
-    hit = np.flatnonzero(qrels_key[pos] == run_key)
-    del run_key
-    matched = by_key[pos[hit]]
-    del pos
-    labels[hit] = np.maximum(grades[matched], -1.0)  # below 0: pooled but not judged
-    return labels, (hit, matched)
+    labels = np.full(len(order), -np.inf)
+    hits, matches = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    if len(qrels_key):
+        for lo in range(0, len(order), block):
+            hi = min(lo + block, len(order))
+            run_key = pair_key(q_sorted[lo:hi], run_doc_key[order[lo:hi]])
+            pos = np.searchsorted(qrels_key, run_key)
+            np.minimum(pos, len(qrels_key) - 1, out=pos)
+            hit = np.flatnonzero(qrels_key[pos] == run_key)
+            matched = by_key[pos[hit]]
+            labels[lo + hit] = np.maximum(grades[matched], -1.0)  # below 0: pooled but not judged
+            hits.append(lo + hit)
+            matches.append(matched)
+    return labels, (np.concatenate(hits), np.concatenate(matches))
 
 
 def _confirm(run_d, qrels_d, order, found) -> bool:

@@ -50,7 +50,8 @@ class TestReadQrels:
         assert df.doc_id.tolist() == ["d1", "d2", "d1", "d3"]
         assert df.relevance.tolist() == [2, 0, 1, -1]  # negative labels are kept
         assert df.relevance.dtype == np.int64
-        assert df.query_id.dtype == pd.StringDtype("pyarrow", na_value=np.nan)
+        assert isinstance(df.query_id.dtype, pd.CategoricalDtype)
+        assert df.doc_id.dtype == pd.StringDtype("pyarrow", na_value=np.nan)
         assert df.attrs["name"] is None
 
     def test_gzip_file_tabs_and_odd_whitespace(self, tmp_path):
