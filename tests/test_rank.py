@@ -254,3 +254,21 @@ def test_trec_eval_counts_and_precision(qrels, results, expected, level):
             assert f"{relevant[i, :k].sum() / k:.4f}" == lines[(f"P_{k}", q)]
     if results == "results.trunc":
         assert r.has_run.tolist() == [True, False, True]  # 302 judged, absent from the run
+
+
+def test_blocked_lookup_matches_reference(monkeypatch):
+    # The run is looked up in blocks of rows; blocks that split a query must not matter.
+    import rankkit.rankings
+
+    monkeypatch.setattr(rankkit.rankings._lookup, "__kwdefaults__", {"block": 7})
+    rng = np.random.default_rng(5)
+    docs = [f"d{i}" for i in range(40)] + [f"a-long-document-name-{i}" for i in range(20)]
+    run, qrels = {}, {}
+    for q in range(30):
+        picked = rng.choice(len(docs), size=int(rng.integers(1, 25)), replace=False)
+        run[str(q)] = {docs[i]: float(rng.integers(0, 4)) for i in picked}
+        judged = rng.choice(len(docs), size=int(rng.integers(0, 30)), replace=False)
+        if q % 7:
+            qrels[str(q)] = {docs[i]: int(rng.integers(-1, 4)) for i in judged}
+    qrels = {q: d for q, d in qrels.items() if d}
+    assert_matches(rank(qrels, run), qrels, run)
