@@ -123,8 +123,8 @@ REGISTRY: dict[str, MetricInfo] = {
                        summary="normalised DCG, ideal from all judged documents (trec_eval ndcg)"),
     "RBP": MetricInfo(graded.rbp, ("p", "rel", "max_grade"), level=True,
                       summary="rank-biased precision (Moffat & Zobel 2008)"),
-    "RBP_residual": MetricInfo(graded.rbp_residual, ("p",),
-                               summary="RBP residual: weight of unjudged ranks"),
+    "RBP_residual": MetricInfo(graded.rbp_residual, ("p", "convention"),
+                               summary="RBP residual: weight of unjudged ranks and the tail"),
     "ERR": MetricInfo(graded.err, ("p", "max_grade"), data_max_grade=True,
                       summary="expected reciprocal rank (Chapelle et al. 2009)"),
 }
@@ -144,10 +144,10 @@ TREC_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"ndcg_cut_(\d+)", "nDCG@{0}"),
         (r"success_(\d+)", "success@{0}"),
         (r"iprec_at_recall_(\d*\.?\d+)", "iprec(recall={0})"),
-        # trec_eval's rbp has p = 0.9; on graded qrels it also rescales each query's
-        # gains by that query's largest label, which RBP(max_grade=...) does not do.
-        (r"rbp", "RBP(p=0.9)"),
-        (r"rbp_resid", "RBP_residual(p=0.9)"),
+        # trec_eval 10's rbp: p = 0.9, each query's labels scaled by its largest judged
+        # label (ignores -l); rbp_resid: 0 when nothing retrieved is unjudged
+        (r"rbp", "RBP(p=0.9, max_grade='query')"),
+        (r"rbp_resid", "RBP_residual(p=0.9, convention='trec_eval')"),
     ]
 )
 
@@ -559,15 +559,17 @@ def evaluate(
         Which queries are scored. "run" (trec_eval): queries of the run that have
         judgments. "qrels" (trec_eval ``-c``): every judged query; one absent from the run
         is scored on an empty ranking: 0, except num_rel (its relevant documents, as
-        trec_eval prints) and RBP_residual (1.0: every rank is unknown; trec_eval prints
-        0). Under both, run queries without judgments are not scored and a warning names
-        them; under "run", so are judged queries absent from the run.
+        trec_eval prints) and RBP_residual (1.0: every rank is unknown; its
+        ``convention='trec_eval'``, the ``rbp_resid`` alias, gives trec_eval's 0). Under
+        both, run queries without judgments are not scored and a warning names them;
+        under "run", so are judged queries absent from the run.
     depth : int or None, default=None
         Keep only the top ``depth`` documents of each query (trec_eval ``-M``).
     rel : float or None, default=None
         Relevance level of the binary metrics (label >= rel is relevant), like trec_eval
         ``-l``; a spec's own ``rel=`` wins. Gain-based metrics (nDCG, DCG, CG, ERR, RBP
-        without ``rel``) use the labels themselves, as trec_eval does.
+        with ``max_grade``, so trec_eval's ``rbp``) use the labels themselves, as trec_eval
+        does.
 
     Returns
     -------

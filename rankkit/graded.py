@@ -8,6 +8,10 @@ accepts) and works on all queries at once. Conventions are parameters:
   mapping label -> gain (trec_eval's ``-m ndcg.1=3,2=9`` gain parameters).
 - Ideal DCG comes from every judged label of the query, retrieved or not (trec_eval).
 - A query whose ideal DCG is 0 (no document with a positive gain) scores nDCG 0.0.
+- RBP: ``max_grade=None`` (binary, Moffat & Zobel 2008), a number (graded, one scale for
+  all queries) or ``"query"`` (each query scaled by its largest judged label: trec_eval 10's
+  ``rbp``); RBP residual: ``convention="moffat_zobel"`` (always with the tail ``p**depth``)
+  or ``"trec_eval"`` (0 when nothing retrieved is unjudged: trec_eval 10's ``rbp_resid``).
 - Ties ``"average"``: when a :class:`~rankkit.Rankings` carries tie groups, CG, DCG, nDCG
   and RBP report their exact expected value over all orders of each tied group; ERR,
   which is not linear in the per-rank labels, refuses them.
@@ -125,13 +129,28 @@ def _dcg(gains: np.ndarray) -> np.ndarray:
     return gains @ discount
 
 
-def _check_max_grade(max_grade, labels: np.ndarray) -> float:
+def _check_max_grade(max_grade, labels: np.ndarray, allowed: str = "a positive number or None") -> float:
     """A finite number > 0 that no label exceeds."""
     if not (_is_real(max_grade) and np.isfinite(max_grade) and max_grade > 0):
-        raise ValueError(f"max_grade must be a positive number or None, got {max_grade!r}")
+        raise ValueError(f"max_grade must be {allowed}, got {max_grade!r}")
     if labels.size and labels.max() > max_grade:
         raise ValueError(f"labels must be <= max_grade={max_grade!r}, got {float(labels.max())!r}")
     return float(max_grade)
+
+
+def _query_scale(r: Rankings) -> np.ndarray:
+    """trec_eval 10's ``rbp`` gain scale per query: its largest judged label, if above 1, else 1.
+
+    ``m_rbp.c`` takes the gains of the relevance levels 0..L of the query (``setup_gains``:
+    gain = level, L its largest judged label, labels < 0 not being levels) and, when one
+    leaves [0, 1], maps them by (gain - min) / (max - min). ``min`` and ``max`` start
+    uninitialised there (undefined behaviour in C); rankkit starts both from 0, which
+    gives min = 0 (level 0 is always a level) and max = L, i.e. labels / L when L > 1 and
+    labels unchanged otherwise, and reproduces trec_eval's printed test outputs.
+    ``labels`` is included for a hand-built Rankings whose ``ideal`` omits a retrieved label.
+    """
+    top = np.maximum(r.ideal.max(axis=1, initial=0.0), r.labels.max(axis=1, initial=0.0))
+    return np.where(top > 1.0, top, 1.0)
 
 
 # --------------------------------------------------------------------------- gain family
@@ -322,7 +341,7 @@ def rbp(
     p: float = 0.8,
     k: int | None = None,
     rel: float = 1,
-    max_grade: float | None = None,
+    max_grade: float | Literal["query"] | None = None,
 ) -> float | FloatArray:
     """Rank-biased precision (Moffat & Zobel 2008), per query.
 
@@ -342,14 +361,17 @@ def rbp(
         Evaluation depth; ``None`` uses the whole ranking.
     rel : float, default=1
         Binary RBP (Moffat & Zobel): ``r_i = 1`` if ``label >= rel`` else 0.
-    max_grade : float or None, default=None
-        Graded RBP: ``r_i = label / max_grade`` in [0, 1] (source 000: relevance may be
-        a real number in [0, 1]; ``max_grade=1`` takes such labels as they are). Labels
-        above ``max_grade`` are refused; ``rel`` must then stay at its default.
-        trec_eval 10's ``rbp`` (``p = 0.9``) rescales each query's gains into [0, 1]
-        by that query's largest judged label: on binary qrels it is the default binary
-        RBP, on graded qrels (with judged 0s) it is this with ``max_grade`` set per
-        query (both tested on trec_eval's own outputs).
+    max_grade : float, "query" or None, default=None
+        ``None``: binary RBP with ``rel``. A number: graded RBP, ``r_i = label /
+        max_grade`` in [0, 1] for every query (source 000: relevance may be a real
+        number in [0, 1]; ``max_grade=1`` takes such labels as they are); labels above
+        it are refused. ``"query"``: trec_eval 10's ``rbp``: each query's labels are
+        divided by that query's largest judged label (retrieved or not) when it exceeds
+        1, and taken as they are when it does not (trec_eval only rescales gains that
+        leave [0, 1]; labels < 0 in the qrels have gain 0 and are not levels). With a
+        number or ``"query"``, ``rel`` must stay at its default: as in trec_eval, the
+        relevance level (``-l``) plays no part. On binary qrels, ``"query"`` equals the
+        default binary RBP.
 
     Returns
     -------
@@ -357,12 +379,26 @@ def rbp(
         In [0, 1 - p**depth]; 0.0 for a query with no relevant document retrieved.
         With tie groups, the expected RBP over all orders of each group.
 
+    Notes
+    -----
+    trec_eval 10 (``m_rbp.c``, default ``p = 0.9``) maps the gains of the levels 0..L
+    of a query (gain = level, L its largest judged label) by (gain - min) / (max - min)
+    when one of them leaves [0, 1], with ``min`` and ``max`` read uninitialised.
+    ``max_grade="query"`` takes min = 0 (level 0 is always a level, so no label is
+    shifted) and max = L, which reproduces trec_eval's printed outputs on its own
+    graded test data (``qrels.rel_level``, tested).
+
     Examples
     --------
     >>> rbp([1, 0, 1], p=0.5)   # 0.5 * (1 + 0.5**2)
     0.625
     >>> round(rbp([2, 1, 0], p=0.5, max_grade=2), 4)   # 0.5 * (1 + 0.5 * 0.5)
     0.625
+
+    ``"query"`` rescales each query by its own largest label (4, then 1: unchanged):
+
+    >>> rbp([[4, 2, 0], [1, 0, 1]], p=0.5, max_grade="query")   # 0.5 * (1 + 0.5 / 2)
+    array([0.625, 0.625])
     """
     r = as_rankings(rankings)
     p = check_probability(p, "p", high_open=True)
@@ -372,15 +408,28 @@ def rbp(
     if max_grade is None:
         values = (r.labels[:, :span] >= rel).astype(np.float64)
     else:
+        if isinstance(max_grade, str) and max_grade == "query":
+            scale = _query_scale(r)[:, None]
+        else:
+            scale = _check_max_grade(max_grade, r.labels, "a positive number, 'query' or None")
         if rel != 1:
             raise ValueError(f"rel applies to binary RBP only; got rel={rel!r} with max_grade={max_grade!r}")
-        values = r.labels[:, :span] / _check_max_grade(max_grade, r.labels)
+        values = r.labels[:, :span] / scale
     values = r.expected(values)[:, :k]
     weights = (1.0 - p) * p ** np.arange(values.shape[1], dtype=np.float64)
     return r.result(values @ weights)
 
 
-def rbp_residual(rankings: RankingsLike, *, p: float = 0.8, k: int | None = None) -> float | FloatArray:
+RESIDUAL_CONVENTIONS = ("moffat_zobel", "trec_eval")
+
+
+def rbp_residual(
+    rankings: RankingsLike,
+    *,
+    p: float = 0.8,
+    k: int | None = None,
+    convention: Literal["moffat_zobel", "trec_eval"] = "moffat_zobel",
+) -> float | FloatArray:
     """RBP residual (Moffat & Zobel 2008): the RBP that unknown documents could still add.
 
     residual = (1 - p) * sum_{i <= d, i unjudged} p**(i - 1) + p**d, with d = min(k,
@@ -388,24 +437,30 @@ def rbp_residual(rankings: RankingsLike, *, p: float = 0.8, k: int | None = None
     plus the weight of every rank beyond it, as if all of them were relevant. RBP lies
     in [rbp, rbp + residual] whatever the missing judgments are.
 
-    trec_eval 10's ``rbp_resid`` (``p = 0.9``) is the same sum, except that it reports
-    0 when no retrieved document is unjudged (dropping the tail ``p**d``); rankkit keeps
-    the tail, as Moffat & Zobel define it.
-
     Parameters
     ----------
     rankings : Rankings or array-like of shape (n_queries, depth)
         Labels in rank order; ``Rankings.judged`` tells which ranks were judged (a bare
-        list counts as fully judged, so its residual is ``p**len``).
+        list counts as fully judged).
     p : float in (0, 1), default=0.8
         Persistence, as in :func:`rbp`.
     k : int or None, default=None
         Evaluation depth; ``None`` uses the whole ranking.
+    convention : {"moffat_zobel", "trec_eval"}, default="moffat_zobel"
+        ``"moffat_zobel"``: the formula above (Moffat & Zobel 2008), always with the
+        tail ``p**d``, so a fully judged list has residual ``p**d`` and an empty one 1.
+        ``"trec_eval"``: trec_eval 10's ``rbp_resid`` (``m_rbp_resid.c``, ``p = 0.9``
+        there): the same sum when at least one of the top d documents is unjudged, and
+        0.0 otherwise, tail included; so 0.0 for a fully judged list, an empty one, and
+        a judged query missing from the run under ``trec_eval -c`` (which trec_eval
+        also sets to 0 explicitly).
 
     Returns
     -------
     float or ndarray of shape (n_queries,)
-        In (0, 1]; 1.0 for an empty ranking. With tie groups, the expected residual.
+        In [0, 1]. With tie groups, the expected residual over all orders of each group
+        (exact for both conventions: under ``"trec_eval"`` the tail counts with the
+        probability that an unjudged document lands within the top k).
 
     Examples
     --------
@@ -413,17 +468,61 @@ def rbp_residual(rankings: RankingsLike, *, p: float = 0.8, k: int | None = None
     0.125
     >>> rbp_residual([1, 0, 1, 1], p=0.5, k=2)
     0.25
+    >>> rbp_residual([1, 0, 1], p=0.5, convention="trec_eval")   # nothing unjudged
+    0.0
+
+    With the second of three documents unjudged, both give (1 - p) * p + p**3:
+
+    >>> import pandas as pd
+    >>> from rankkit import Rankings
+    >>> r = Rankings(labels=np.array([[1.0, 0.0, 1.0]]), judged=np.array([[True, False, True]]),
+    ...              lengths=np.array([3]), ideal=np.array([[1.0, 1.0]]), n_judged=np.array([2]),
+    ...              query_ids=pd.Index(["q"]))
+    >>> rbp_residual(r, p=0.5), rbp_residual(r, p=0.5, convention="trec_eval")
+    (array([0.375]), array([0.375]))
     """
     r = as_rankings(rankings)
     p = check_probability(p, "p", high_open=True)
     k = check_k(k)
+    convention = check_option(convention, RESIDUAL_CONVENTIONS, "convention")
     span = _span(r, k)
     judged = r.judged[:, :span]
     retrieved = np.arange(judged.shape[1]) < r.lengths[:, None]
-    unjudged = r.expected((retrieved & ~judged).astype(np.float64))[:, :k]
+    unknown = retrieved & ~judged
+    unjudged = r.expected(unknown.astype(np.float64))[:, :k]
     weights = (1.0 - p) * p ** np.arange(unjudged.shape[1], dtype=np.float64)
     evaluated = r.lengths if k is None else np.minimum(r.lengths, k)
-    return r.result(unjudged @ weights + p ** evaluated.astype(np.float64))
+    tail = p ** evaluated.astype(np.float64)
+    if convention == "trec_eval":
+        tail *= _chance_of_unjudged(r, unknown, k)
+    return r.result(unjudged @ weights + tail)
+
+
+def _chance_of_unjudged(r: Rankings, unknown: np.ndarray, k: int | None) -> np.ndarray:
+    """Probability that an unjudged document is among the top k, per query.
+
+    0 or 1, except with tie groups when a group straddles rank k: its t members above the
+    cut are then a uniform draw from its m members, u of them unjudged, and none of the
+    u is drawn with probability prod_{j<t} (m - u - j) / (m - j) (hypergeometric).
+    """
+    chance = unknown[:, :k].any(axis=1).astype(np.float64)
+    if r.ties is None or k is None:
+        return chance
+    rows = np.flatnonzero(r.lengths > k)  # only these can be cut inside a group
+    if not rows.size:
+        return chance
+    ties, unknown = r.ties[rows], unknown[rows]
+    member = ties == ties[:, k - 1 : k]  # the group of rank k
+    m = member.sum(axis=1)
+    u = (member & unknown).sum(axis=1)
+    t = member[:, :k].sum(axis=1)
+    outside = (unknown[:, :k] & ~member[:, :k]).any(axis=1)  # unjudged above the cut, not in the group
+    j = np.arange(int(t.max()))
+    drawn = j < t[:, None]
+    factors = np.maximum(m[:, None] - u[:, None] - j, 0) / np.maximum(m[:, None] - j, 1)
+    none = np.where(drawn, factors, 1.0).prod(axis=1)
+    chance[rows] = np.where(outside, 1.0, 1.0 - none)
+    return chance
 
 
 def err(

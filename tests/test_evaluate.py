@@ -53,8 +53,10 @@ from rankkit.evaluate import (
         ("num_rel", "num_rel", {}, None),
         ("num_rel_ret", "num_rel_ret", {}, None),
         ("iprec_at_recall_0.10", "iprec", {"recall": 0.1}, None),
-        ("rbp", "RBP", {"p": 0.9}, None),
-        ("rbp_resid", "RBP_residual", {"p": 0.9}, None),
+        ("rbp", "RBP", {"p": 0.9, "max_grade": "query"}, None),
+        ("rbp_resid", "RBP_residual", {"p": 0.9, "convention": "trec_eval"}, None),
+        ("RBP(max_grade=query)", "RBP", {"max_grade": "query"}, None),
+        ("RBP_residual(convention='trec_eval')@5", "RBP_residual", {"convention": "trec_eval"}, 5),
         # aliases take parameters and cutoffs too; case-insensitive fallback
         ("map@10", "AP", {}, 10),
         ("MRR@10", "RR", {}, 10),
@@ -416,3 +418,19 @@ def test_evaluate_many_queries_matches_row_by_row_scoring():
 def test_global_rel_sets_binary_rbp_threshold_but_not_graded_rbp():
     table = score([[1, 2, 0]], ["RBP(p=0.5)", "RBP(p=0.5, max_grade=2)"], rel=2)
     assert table.iloc[0].to_dict() == {"RBP(p=0.5)": 0.25, "RBP(p=0.5, max_grade=2)": 0.5}
+
+
+def test_global_rel_leaves_trec_eval_rbp_alone():
+    # trec_eval's rbp ignores -l: labels scaled by the query's largest label (2), p = 0.9
+    table = score([[1, 2, 0], [0, 1]], ["rbp", "RBP(p=0.9)"], rel=2)
+    assert table["rbp"].tolist() == pytest.approx([0.1 * (0.5 + 0.9), 0.1 * 0.9])
+    assert table["RBP(p=0.9)"].tolist() == pytest.approx([0.1 * 0.9, 0.0])
+
+
+def test_rbp_resid_alias_is_zero_without_unjudged_documents():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 1}, "q3": {"c": 1}}
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"a": 2.0, "x": 1.0}}
+    table = evaluate(qrels, run, ["rbp_resid", "RBP_residual(p=0.9)"], queries="qrels")
+    assert table.loc["q1"].tolist() == pytest.approx([0.0, 0.9**2])  # all judged
+    assert table.loc["q2"].tolist() == pytest.approx([0.1 * 0.9 + 0.9**2] * 2)  # x unjudged
+    assert table.loc["q3"].tolist() == [0.0, 1.0]  # missing from the run (-c)

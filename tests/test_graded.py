@@ -252,6 +252,45 @@ class TestHand:
         assert rbp_residual(r, p=p, k=3)[0] == pytest.approx(0.5 * p + p**3)
         assert rbp_residual(r, p=p, k=10)[0] == pytest.approx(0.5 * (p + p**3) + p**4)
 
+    def test_rbp_query_max_grade(self):
+        # "query" (trec_eval 10's rbp): each query divided by its own largest judged label
+        # when that exceeds 1; labels already in [0, 1] are kept
+        rows = [[4, 2, 0], [1, 0, 1], [0.5, 0.25], [0, 0]]
+        want = [0.5 * (1 + 0.5 * 0.5), 0.5 * (1 + 0.25), 0.5 * (0.5 + 0.5 * 0.25), 0.0]
+        assert rbp(rows, p=0.5, max_grade="query").tolist() == pytest.approx(want, abs=1e-15)
+        assert rbp([3, 0, 1], p=0.5, max_grade="query") == pytest.approx(rbp([3, 0, 1], p=0.5, max_grade=3))
+
+    def test_rbp_query_max_grade_from_all_judged_documents(self):
+        # the scale is the largest judged label, retrieved or not (x: 4, never retrieved);
+        # a label below 0 (pooled, not judged) is no level and has gain 0
+        qrels = {"q1": {"a": 1, "b": 2, "x": 4}, "q2": {"a": 1, "u": -1, "c": 0}}
+        run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"u": 3.0, "a": 2.0, "c": 1.0}}
+        r = trec_rankings(qrels, run)
+        p = 0.5
+        want = [(1 - p) * (1 / 4 + p * 2 / 4), (1 - p) * p * 1]
+        assert rbp(r, p=p, max_grade="query").tolist() == pytest.approx(want, abs=1e-15)
+        assert rbp(r, p=p, max_grade="query", k=1).tolist() == pytest.approx([(1 - p) / 4, 0.0])
+
+    def test_rbp_residual_trec_eval_convention(self):
+        qrels = {"q": {"a": 1, "c": 0, "x": 1}}
+        run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}  # b and d unjudged
+        r = trec_rankings(qrels, run)
+        p = 0.5
+
+        def resid(**kw):
+            return rbp_residual(r, p=p, convention="trec_eval", **kw)[0]
+
+        # an unjudged document retrieved: the same sum as Moffat & Zobel, tail included
+        assert resid() == pytest.approx(0.5 * (p + p**3) + p**4)
+        assert resid(k=3) == pytest.approx(0.5 * p + p**3)
+        # none within the depth: 0, where Moffat & Zobel keep the tail p**1
+        assert resid(k=1) == 0.0
+        assert rbp_residual(r, p=p, k=1)[0] == pytest.approx(p)
+        # fully judged or empty lists
+        assert rbp_residual([1, 0, 1], p=p, convention="trec_eval") == 0.0
+        assert rbp_residual([], convention="trec_eval") == 0.0
+        assert rbp_residual([[], [1]], convention="trec_eval").tolist() == [0.0, 0.0]
+
     def test_rbp_plus_residual_is_rbp_with_unjudged_relevant(self):
         qrels = {"q": {"a": 1, "c": 0, "x": 1}}
         run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
@@ -379,6 +418,7 @@ class TestTies:
             (ndcg, {"gain": {1: 5, 2: 1}}),
             (rbp, {"p": 0.6, "k": 4}),
             (rbp, {"p": 0.6, "max_grade": 3}),
+            (rbp, {"p": 0.6, "k": 3, "max_grade": "query"}),
             (rbp_residual, {"p": 0.6, "k": 4}),
         ],
     )
@@ -389,6 +429,31 @@ class TestTies:
             assert len(orders) > 1
             want = np.mean([fn(order, **kwargs) for order in orders])
             assert got[q] == pytest.approx(want, abs=1e-12)
+
+    # (label, judged) per rank; groups as above; None = unjudged
+    JUDGED_ROWS = [[1, None, 0, None, 1, 0], [None, 1, 0, 0], [0, 1, 1, 0, 0, None]]
+    JUDGED_GROUPS = [[0, 1, 1, 1, 2, 2], [0, 0, 1, 2], [0, 1, 2, 2, 2, 2]]
+
+    @pytest.mark.parametrize("k", [None, 1, 2, 3, 4, 5, 6, 9])
+    @pytest.mark.parametrize("convention", ["moffat_zobel", "trec_eval"])
+    def test_residual_expected_value_over_tied_orders_with_unjudged(self, k, convention):
+        rows = [[0.0 if x is None else float(x) for x in row] for row in self.JUDGED_ROWS]
+        marks = [[x is not None for x in row] for row in self.JUDGED_ROWS]
+        r = tied_rankings(rows, self.JUDGED_GROUPS)
+        judged = np.zeros_like(r.judged)
+        for q, row in enumerate(marks):
+            judged[q, : len(row)] = row
+        r = Rankings(labels=r.labels, judged=judged, lengths=r.lengths, ideal=r.ideal,
+                     n_judged=r.n_judged, query_ids=r.query_ids, ties=r.ties)
+        got = rbp_residual(r, p=0.6, k=k, convention=convention)
+        for q, (row, grp) in enumerate(zip(self.JUDGED_ROWS, self.JUDGED_GROUPS)):
+            values = []
+            for order in tied_orders(list(range(len(row))), grp):  # permute rank indices
+                cut = order[:k]
+                unjudged = [i for i, idx in enumerate(cut) if row[idx] is None]
+                mass = sum(0.4 * 0.6**i for i in unjudged) + 0.6 ** len(cut)
+                values.append(0.0 if convention == "trec_eval" and not unjudged else mass)
+            assert got[q] == pytest.approx(np.mean(values), abs=1e-12), (q, k)
 
     def test_no_tie_groups_changes_nothing(self):
         singletons = [list(range(len(row))) for row in self.ROWS]
@@ -452,11 +517,25 @@ class TestErrors:
         with pytest.raises(ValueError, match=message):
             ndcg([1, 0], gain=gain)
 
-    @pytest.mark.parametrize("fn", [rbp, err])
     @pytest.mark.parametrize("max_grade", [0, -1, float("nan"), float("inf"), True, "3"])
-    def test_bad_max_grade(self, fn, max_grade):
+    def test_bad_max_grade(self, max_grade):
         with pytest.raises(ValueError, match="max_grade must be a positive number or None, got"):
-            fn([1, 0], max_grade=max_grade)
+            err([1, 0], max_grade=max_grade)
+        with pytest.raises(ValueError, match="max_grade must be a positive number, 'query' or None, got"):
+            rbp([1, 0], max_grade=max_grade)
+
+    @pytest.mark.parametrize("max_grade", ["Query", "queries", ""])
+    def test_unknown_max_grade_string(self, max_grade):
+        with pytest.raises(ValueError, match=f"max_grade must be a positive number, 'query' or None, got '{max_grade}'"):
+            rbp([1, 0], max_grade=max_grade)
+        with pytest.raises(ValueError, match="max_grade must be a positive number or None, got"):
+            err([1, 0], max_grade="query")  # per-query scaling is RBP's (trec_eval) only
+
+    def test_unknown_residual_convention(self):
+        with pytest.raises(ValueError, match="convention must be one of 'moffat_zobel', 'trec_eval', got 'trec'"):
+            rbp_residual([1, 0], convention="trec")
+        with pytest.raises(ValueError, match="convention must be one of 'moffat_zobel', 'trec_eval', got None"):
+            rbp_residual([1, 0], convention=None)
 
     @pytest.mark.parametrize("fn", [rbp, err])
     def test_labels_above_max_grade(self, fn):
@@ -466,6 +545,8 @@ class TestErrors:
     def test_rel_with_max_grade(self):
         with pytest.raises(ValueError, match="rel applies to binary RBP only"):
             rbp([1, 0], rel=2, max_grade=3)
+        with pytest.raises(ValueError, match="rel applies to binary RBP only; got rel=2.0 with max_grade='query'"):
+            rbp([1, 0], rel=2, max_grade="query")
 
     @pytest.mark.parametrize("rel", [0, -1, float("nan"), True])
     def test_bad_rel(self, rel):
@@ -513,7 +594,9 @@ class TestProperties:
             (ndcg, {"k": k, "gain": {2: 7}}),
             (rbp, {"k": k, "p": p, "rel": 2}),
             (rbp, {"k": k, "p": p, "max_grade": 4}),
+            (rbp, {"k": k, "p": p, "max_grade": "query"}),
             (rbp_residual, {"k": k, "p": p}),
+            (rbp_residual, {"k": k, "p": p, "convention": "trec_eval"}),
             (err, {"k": k, "p": p, "max_grade": 4}),
         ]
         for fn, kwargs in calls:
@@ -559,6 +642,28 @@ class TestProperties:
         assert np.all(low + residual <= 1 + 1e-12)
         graded = rbp(r, p=p, k=k, max_grade=3)
         assert np.all((graded >= 0) & (graded <= low + 1e-12))
+        # per-query scaling lies between the global scale (3) and binary RBP, both included
+        per_query = rbp(r, p=p, k=k, max_grade="query")
+        assert np.all((per_query >= graded - 1e-12) & (per_query <= low + 1e-12))
+        # trec_eval's residual: Moffat & Zobel's when something within the depth is
+        # unjudged, else 0
+        trec = rbp_residual(r, p=p, k=k, convention="trec_eval")
+        unknown = (r.judged == 0) & (np.arange(r.depth) < r.lengths[:, None])
+        some = unknown[:, :k].any(axis=1)
+        np.testing.assert_allclose(trec, np.where(some, residual, 0.0), atol=0)
+        assert np.all(low + trec <= 1 + 1e-12)
+
+    @settings(max_examples=60)
+    @given(rows=st.lists(st.lists(st.integers(0, 1), max_size=12), min_size=1, max_size=5),
+           p=st.floats(0.05, 0.95), k=ks)
+    def test_rbp_query_scale_is_binary_rbp_on_binary_labels(self, rows, p, k):
+        np.testing.assert_allclose(rbp(rows, p=p, k=k, max_grade="query"), rbp(rows, p=p, k=k), atol=1e-15)
+
+    @settings(max_examples=60)
+    @given(rows=label_rows, p=st.floats(0.05, 0.95), k=ks)
+    def test_rbp_query_scale_is_max_grade_of_each_row(self, rows, p, k):
+        want = [rbp(row, p=p, k=k, max_grade=max(max(row, default=0), 1)) for row in rows]
+        np.testing.assert_allclose(rbp(rows, p=p, k=k, max_grade="query"), want, atol=1e-15)
 
 
 # --------------------------------------------------------------------------- peers
@@ -656,7 +761,7 @@ def read_trec(folder: Path, qrels_name: str, run_name: str):
         qrels.setdefault(q, {})[doc] = int(lab)
     run: dict = {}
     for line in (folder / run_name).read_text().splitlines():
-        q, _, doc, _, score, _ = line.split()
+        q, _, doc, _, score, *_ = line.split()  # trec_eval ignores text after the tag
         run.setdefault(q, {})[doc] = float(score)
     return qrels, run
 
@@ -706,24 +811,38 @@ class TestTrecEvalOutputs:
         [("qrels.test", "out.test.aq"), ("qrels.rel_level", "out.test.aql")],
     )
     def test_rbp_and_rbp_resid(self, qrels_name, out_name):
-        # trec_eval 10's rbp and rbp_resid use p = 0.9
+        # trec_eval 10's rbp and rbp_resid (p = 0.9): max_grade="query" and
+        # convention="trec_eval"; -l 2 (out.test.aql) plays no part in either
         qrels, run = read_trec(CONFORMANCE, qrels_name, "results.test")
         r = trec_rankings(qrels, run)
         expected = read_measures(CONFORMANCE / out_name, prefix="rbp")
-        # trec_eval rescales each query's gains into [0, 1] by that query's largest
-        # label: graded RBP with max_grade = the query's top label (binary: max_grade 1)
+        ours = rbp(r, p=0.9, max_grade="query")
+        resid = rbp_residual(r, p=0.9, convention="trec_eval")
+        for name, values in (("rbp", ours), ("rbp_resid", resid)):
+            assert [f"{x:.4f}" for x in values] == [f"{expected[(name, q)]:.4f}" for q in r.query_ids], name
+            assert f"{values.mean():.4f}" == f"{expected[(name, 'all')]:.4f}", name
+        # the same as graded RBP with max_grade set to each query's top label (> 1 here)
         tops = [max(qrels[q].values()) for q in r.query_ids]
-        resid = rbp_residual(r, p=0.9)
-        for i, q in enumerate(r.query_ids):
+        for i in range(len(tops)):
             row = Rankings(
                 labels=r.labels[i : i + 1], judged=r.judged[i : i + 1], lengths=r.lengths[i : i + 1],
                 ideal=r.ideal[i : i + 1], n_judged=r.n_judged[i : i + 1], query_ids=r.query_ids[i : i + 1],
             )
-            ours = rbp(row, p=0.9, max_grade=tops[i])[0]
-            assert round(ours, 4) == pytest.approx(expected[("rbp", q)], abs=1e-12), q
-            # trec_eval reports 0 when no retrieved document is unjudged; our residual then
-            # is the tail 0.9**500 (< 1e-22), the same number at 4 decimals
-            assert round(resid[i], 4) == pytest.approx(expected[("rbp_resid", q)], abs=1e-12), q
+            assert rbp(row, p=0.9, max_grade=tops[i])[0] == pytest.approx(ours[i], abs=1e-15)
+        # every query retrieves unjudged documents here, so Moffat & Zobel's residual
+        # differs only by nothing (the tail 0.9**500 < 1e-22)
+        np.testing.assert_allclose(rbp_residual(r, p=0.9), resid, atol=1e-20)
         if qrels_name == "qrels.test":  # binary: the default binary RBP is trec_eval's
             binary = rbp(r, p=0.9)
             assert [round(x, 4) for x in binary] == [expected[("rbp", q)] for q in r.query_ids]
+
+    def test_rbp_resid_with_queries_missing_from_the_run(self):
+        # out.test.aqc: trec_eval -c on results.trunc; the run's queries (301, 303) here,
+        # the missing one (302, printed as 0) in test_trec_eval_conformance.py
+        qrels, run = read_trec(CONFORMANCE, "qrels.test", "results.trunc")
+        r = trec_rankings(qrels, run)
+        expected = read_measures(CONFORMANCE / "out.test.aqc", prefix="rbp")
+        for name, values in (("rbp", rbp(r, p=0.9, max_grade="query")),
+                             ("rbp_resid", rbp_residual(r, p=0.9, convention="trec_eval"))):
+            assert [f"{x:.4f}" for x in values] == [f"{expected[(name, q)]:.4f}" for q in r.query_ids], name
+        assert expected[("rbp_resid", "302")] == 0.0

@@ -96,15 +96,11 @@ UNSUPPORTED = {
 }
 
 # (file, measure) -> why rankkit's value differs from trec_eval 10.0's on some query.
-KNOWN_DIFFERENCES = {
-    ("out.test.aql", "rbp"): (
-        "trec_eval's rbp rescales the gains of each query by that query's largest label "
-        "(m_rbp.c); RBP is binary (rel=) or divides by one max_grade for all queries"),
-    ("out.test.aqc", "rbp_resid"): (
-        "trec_eval's rbp_resid is 0 when no unjudged document was retrieved (e.g. a query "
-        "missing from the run), ignoring the weight p**depth of the ranks beyond the list; "
-        "rankkit's RBP_residual includes it"),
-}
+KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {}
+# Formerly here, now reproduced by the trec_eval aliases (tests below):
+# ("out.test.aql", "rbp"): rbp = RBP(p=0.9, max_grade='query'), gains scaled per query;
+# ("out.test.aqc", "rbp_resid"): rbp_resid = RBP_residual(p=0.9, convention='trec_eval'), 0
+# when no unjudged document was retrieved (e.g. a query missing from the run).
 
 
 def _read_output(name: str) -> dict[str, dict[str, str]]:
@@ -180,9 +176,28 @@ def test_judged_queries_missing_from_the_run_score_zero_under_c():
     table = _table("out.test.aqc")
     row = table.loc["302"]
     assert row["num_rel"] == 77 and row["num_ret"] == 0
-    # every other measure is 0, as trec_eval -c prints; rbp_resid: see KNOWN_DIFFERENCES
-    assert (row.drop(["num_rel", "rbp_resid"]) == 0).all()
-    assert row["rbp_resid"] == 1.0
+    # every other measure is 0, as trec_eval -c prints, rbp_resid included (trec_eval's
+    # convention; RBP_residual's default, Moffat & Zobel's, would give the tail 0.9**0 = 1)
+    assert (row.drop(["num_rel"]) == 0).all()
+    assert row["rbp_resid"] == 0.0
+
+
+def test_rbp_aliases_select_trec_eval_conventions():
+    assert str(parse_metric("rbp")) == "RBP(p=0.9, max_grade='query')"
+    assert str(parse_metric("rbp_resid")) == "RBP_residual(p=0.9, convention='trec_eval')"
+    # the Moffat-Zobel residual on the query missing from the run: every rank unknown
+    table = evaluate(CONFORMANCE / "qrels.test", CONFORMANCE / "results.trunc",
+                     ["rbp_resid", "RBP_residual(p=0.9)"], queries="qrels")
+    assert table.loc["302"].tolist() == [0.0, 1.0]
+    # graded qrels under -l 2: per-query scaling (largest labels 4, 3, 2), level ignored
+    table = evaluate(CONFORMANCE / "qrels.rel_level", CONFORMANCE / "results.test",
+                     ["rbp", "RBP(p=0.9, max_grade=4)", "RBP(p=0.9)"], rel=2)
+    printed = _read_output("out.test.aql")["rbp"]
+    assert [f"{x:.4f}" for x in table["rbp"]] == [printed[q] for q in ("301", "302", "303")]
+    assert table.loc["301", "rbp"] == table.loc["301", "RBP(p=0.9, max_grade=4)"]
+    assert (table.loc[["302", "303"], "rbp"] > table.loc[["302", "303"], "RBP(p=0.9, max_grade=4)"]).all()
+    # binary RBP at level 2 differs: query 301's first label >= 2 is deep in the ranking
+    assert table.loc["301", "RBP(p=0.9)"] < 1e-4 < table.loc["301", "rbp"]
 
 
 @pytest.mark.parametrize(
