@@ -179,19 +179,22 @@ def _query_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
 
 def _canonical_categories(series: pd.Series) -> pd.Series:
     """Used categories only, as str, sorted like trec_eval sorts query ids (byte order)."""
-    series = series.cat.remove_unused_categories()
+    codes = np.asarray(series.cat.codes)
     categories = series.cat.categories
-    if categories.dtype != _STR:
-        as_str = pd.Index([str(c) for c in categories], dtype=_STR)
-        if as_str.has_duplicates:
-            dup = as_str[as_str.duplicated()][0]
-            raise ValueError(f"query ids {dup!r} occur as different types (e.g. 1 and '1')")
-        series = pd.Series(pd.Categorical.from_codes(series.cat.codes, categories=as_str), index=series.index)
-        categories = as_str
-    ordered = sorted(categories)
-    if list(categories) != ordered:
-        series = series.cat.reorder_categories(pd.Index(ordered, dtype=_STR))
-    return series
+    used = np.flatnonzero(np.bincount(codes, minlength=len(categories)) > 0)  # cheaper than pandas'
+    names = [c if isinstance(c, str) else str(c) for c in categories[used]]
+    if len(set(names)) < len(names):
+        dup = next(x for x in names if names.count(x) > 1)
+        raise ValueError(f"query ids {dup!r} occur as different types (e.g. 1 and '1')")
+    by_name = sorted(range(len(names)), key=names.__getitem__)
+    if len(used) == len(categories) and by_name == list(range(len(names))) and categories.dtype == _STR:
+        return series.reset_index(drop=True)
+    remap = np.zeros(len(categories), dtype=codes.dtype if len(names) < np.iinfo(codes.dtype).max else np.int32)
+    remap[used[by_name]] = np.arange(len(names))
+    new = pd.Categorical.from_codes(
+        remap[codes], categories=pd.Index([names[i] for i in by_name], dtype=_STR), validate=False
+    )
+    return pd.Series(new)
 
 
 _STR = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
@@ -228,7 +231,7 @@ def _from_frame(df: pd.DataFrame, kind: str) -> pd.DataFrame:
             row = series.index[series.isna().to_numpy()][0]
             raise ValueError(f"{kind} DataFrame: {col} is missing in row {row!r}")
         if col == "query_id" and isinstance(series.dtype, pd.CategoricalDtype):
-            ids.append(_canonical_categories(series.reset_index(drop=True)))
+            ids.append(_canonical_categories(series))
         else:
             ids.append(_arrow_strings(series))
     raw = df[value_col]
