@@ -59,6 +59,21 @@ class TestReadQrels:
         df = read_qrels(write(tmp_path, "q.txt.gz", text))
         assert as_dict(df, "relevance") == {"q1": {"d1": 2, "d2": 0}, "q2": {"d1": 1}}
 
+    def test_crlf_line_ends(self, tmp_path):
+        path = tmp_path / "q.txt"
+        path.write_bytes(b"q1 0 d1 2\r\nq1 0 d2 0\r\n")
+        assert as_dict(read_qrels(path), "relevance") == {"q1": {"d1": 2, "d2": 0}}
+
+    def test_query_categories_sorted_and_used_only(self):
+        frame = pd.DataFrame({"query_id": pd.Categorical(["9", "10", "9"], categories=["9", "10", "11"]),
+                              "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
+        df = read_qrels(frame)
+        assert list(df.query_id.cat.categories) == ["10", "9"]  # trec_eval's (string) order
+        assert df.query_id.tolist() == ["9", "10", "9"]
+        with pytest.raises(ValueError, match="query ids '1' occur as different types"):
+            read_qrels(pd.DataFrame({"query_id": pd.Categorical([1, "1"]), "doc_id": ["a", "b"],
+                                     "relevance": [1, 1]}))
+
     def test_float_labels(self, tmp_path):
         df = read_qrels(write(tmp_path, "q.txt", "q1 0 d1 0.5\nq1 0 d2 1\n"))
         assert df.relevance.dtype == np.float64

@@ -138,6 +138,13 @@ def test_accepts_files_frames_and_dicts(tmp_path):
         assert_matches(r, QRELS, RUN)
 
 
+def test_filtered_categorical_frame_has_no_phantom_queries():
+    run = rankkit.io.read_run(RUN)
+    only_q1 = run[run.query_id == "q1"]  # the categorical still lists "q3"
+    r = rank(QRELS, only_q1)
+    assert list(r.query_ids) == ["q1", "q2"]
+
+
 def test_empty_sides():
     r = rank({"q": {"d": 1}}, {})
     assert list(r.query_ids) == ["q"] and r.depth == 0 and r.lengths.tolist() == [0]
