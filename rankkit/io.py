@@ -188,7 +188,7 @@ def _canonical_categories(series: pd.Series) -> pd.Series:
     codes = np.asarray(series.cat.codes)
     categories = series.cat.categories
     used = np.flatnonzero(np.bincount(codes, minlength=len(categories)) > 0)  # cheaper than pandas'
-    names = [c if isinstance(c, str) else str(c) for c in categories[used]]
+    names = [c if isinstance(c, str) else str(c) for c in categories[used].tolist()]
     if len(set(names)) < len(names):
         dup = next(x for x in names if names.count(x) > 1)
         raise ValueError(f"query ids {dup!r} occur as different types (e.g. 1 and '1')")
@@ -454,7 +454,7 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
 
 def _query_codes(series: pd.Series) -> tuple[np.ndarray, list]:
     """Codes and categories of a query id column (a Categorical, as these readers make)."""
-    return np.asarray(series.cat.codes), list(series.cat.categories)
+    return np.asarray(series.cat.codes), series.cat.categories.tolist()
 
 
 def _pair_keys(df: pd.DataFrame) -> np.ndarray:
