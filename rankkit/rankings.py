@@ -295,7 +295,8 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     # when the file is already sorted by score within each query, as runs usually are.
     small = rq.astype(np.uint16) if n <= 1 << 16 else rq  # 16-bit keys sort by radix
     within = rq[1:] == rq[:-1]
-    if np.all(scores[1:][within] <= scores[:-1][within]):
+    contiguous = len(rq) - int(within.sum()) == len(run_queries)  # one block of rows per query
+    if contiguous and np.all(scores[1:][within] <= scores[:-1][within]):
         order = np.argsort(small, kind="stable")
     else:
         by_score = np.argsort(-scores, kind="stable")

@@ -145,6 +145,14 @@ def test_filtered_categorical_frame_has_no_phantom_queries():
     assert list(r.query_ids) == ["q1", "q2"]
 
 
+def test_rows_of_a_query_need_not_be_contiguous_or_sorted():
+    # Each block of q1 is sorted by score, but q1 comes back after q2: c (5.0) ranks first.
+    frame = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q1"], "doc_id": ["a", "b", "x", "c"],
+                          "score": [3.0, 2.0, 1.0, 5.0]})
+    r = rank({"q1": {"c": 1, "a": 2}}, frame)
+    assert r.labels.tolist() == [[1, 2, 0], [0, 0, 0]]
+
+
 def test_empty_sides():
     r = rank({"q": {"d": 1}}, {})
     assert list(r.query_ids) == ["q"] and r.depth == 0 and r.lengths.tolist() == [0]
@@ -279,3 +287,19 @@ def test_blocked_lookup_matches_reference(monkeypatch):
             qrels[str(q)] = {docs[i]: int(rng.integers(-1, 4)) for i in judged}
     qrels = {q: d for q, d in qrels.items() if d}
     assert_matches(rank(qrels, run), qrels, run)
+
+
+@settings(max_examples=60)
+@given(
+    st.dictionaries(query_ids, st.dictionaries(doc_ids, labels, min_size=1, max_size=8), max_size=4),
+    st.dictionaries(query_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=10), min_size=1, max_size=4),
+    st.randoms(use_true_random=False),
+)
+def test_frames_in_any_row_order_match_reference(qrels, run, random):
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    random.shuffle(rows)
+    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    judged = [(q, d, v) for q, docs in qrels.items() for d, v in docs.items()]
+    random.shuffle(judged)
+    qrels_frame = pd.DataFrame(judged, columns=["query_id", "doc_id", "relevance"], dtype=object)
+    assert_matches(rank(qrels_frame, frame), qrels, run)
