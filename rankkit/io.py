@@ -283,12 +283,23 @@ def _from_dict(source: Mapping, kind: str) -> pd.DataFrame:
         raise  # pragma: no cover - fromiter failed for a reason the scan did not find
     doc_list = list(chain.from_iterable(inner))
     try:
-        doc_ids = pa.array(doc_list, type=pa.string())
+        doc_ids = pa.array(doc_list, type=pa.large_string())
     except (pa.ArrowTypeError, pa.ArrowInvalid):
-        doc_ids = pa.array([str(d) for d in doc_list], type=pa.string())
-    codes = np.repeat(np.arange(len(inner), dtype=np.int32), lengths)
-    qids = pa.array([q if isinstance(q, str) else str(q) for q in source.keys()], type=pa.string())
-    query_ids = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array(codes), qids)])
+        doc_ids = pa.array([str(d) for d in doc_list], type=pa.large_string())
+    del doc_list
+    # Query ids straight to a Categorical with sorted categories (the readers' convention).
+    names = [q if isinstance(q, str) else str(q) for q in source.keys()]
+    keep = lengths > 0  # a query with an empty dict has no row
+    by_name = sorted(np.flatnonzero(keep).tolist(), key=names.__getitem__)
+    sorted_names = [names[i] for i in by_name]
+    if len(set(sorted_names)) < len(sorted_names):
+        dup = next(x for x in sorted_names if sorted_names.count(x) > 1)
+        raise ValueError(f"query ids {dup!r} occur as different types (e.g. 1 and '1')")
+    code_of = np.zeros(len(names), dtype=np.int32)
+    code_of[by_name] = np.arange(len(by_name), dtype=np.int32)
+    query_ids = pd.Series(pd.Categorical.from_codes(
+        np.repeat(code_of, lengths), categories=pd.Index(sorted_names, dtype=_STR), validate=False
+    ))
     out = _frame(query_ids, doc_ids, values, kind)
     _check_values(out, kind, where=kind)
     return out  # dict keys are unique: no duplicate check needed
