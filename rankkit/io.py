@@ -62,7 +62,7 @@ def read_qrels(source: Source, *, name: str | None = None) -> pd.DataFrame:
         ``.gz`` allowed; the iteration column is ignored, as trec_eval does); a DataFrame
         with columns ``query_id``, ``doc_id``, ``relevance``; or ``{query_id: {doc_id: label}}``.
     name : str, optional
-        Stored in ``df.attrs["name"]``; default the file name without suffix.
+        Stored in ``df.attrs["name"]`` (default None).
 
     Returns
     -------
@@ -366,11 +366,31 @@ def _from_file(path: Path, kind: str) -> tuple[pd.DataFrame, str | None]:
         values = np.concatenate([values, extra_values])
     if len(values) == 0:
         raise ValueError(f"{path}: empty file, expected {kind} lines")
-    if not np.isfinite(values).all():
+    # An id holding the other whitespace character ("a b" in a tab-separated file) means
+    # the fast parser did not split the line the way trec_eval does (on any whitespace).
+    other = ord(" " if delimiter == "\t" else "\t")
+    if _has_byte(doc_ids, other) or _has_byte(query_ids, other) or not np.isfinite(values).all():
         return _slow_scan(path, kind), tag
     out = _frame(query_ids, doc_ids, values, kind)
     _check_duplicates(out, kind, where=str(path))
     return out, tag
+
+
+def _has_byte(ids: pa.ChunkedArray, byte: int) -> bool:
+    """Whether any string (for dictionary arrays: any dictionary value) contains ``byte``."""
+    for chunk in ids.chunks:
+        if pa.types.is_dictionary(chunk.type):
+            chunk = chunk.dictionary
+        if len(chunk) == 0:
+            continue
+        offsets_buffer, data = chunk.buffers()[1:3]
+        if data is None:
+            continue
+        width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+        offsets = np.frombuffer(offsets_buffer, dtype=width)[chunk.offset: chunk.offset + len(chunk) + 1]
+        if (np.frombuffer(data, dtype=np.uint8)[offsets[0]: offsets[-1]] == byte).any():
+            return True
+    return False
 
 
 def _open_text(path: Path):

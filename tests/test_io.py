@@ -124,6 +124,17 @@ class TestReadRun:
         df = read_run(write(tmp_path, "run.txt", text))
         assert as_dict(df, "score") == {"q1": {"d1": 2.5, "d2": 1.5}, "q2": {"d1": -300.0}}
 
+    def test_ids_are_split_on_any_whitespace(self, tmp_path):
+        # Lines split on tabs, but a field holds a space: trec_eval splits there too.
+        text = "q1\tQ0\td1\t1\t2.5\tsys\nq1\tQ0\td2 d3\t2\t1.5\tsys\n"
+        # whitespace split of line 2: q1 Q0 d2 d3 2 1.5 sys -> doc d2, score 2
+        assert as_dict(read_run(write(tmp_path, "a.txt", text)), "score") == {"q1": {"d1": 2.5, "d2": 2.0}}
+        with pytest.raises(ValueError, match=r"b\.txt line 2: expected 4 columns, got 5"):
+            read_qrels(write(tmp_path, "b.txt", "q1\t0\td1\t1\nq1\t0\td2 x\t1\n"))
+        text = "q1 0 d1 1\nq1 0 d2\tx 1\n"
+        with pytest.raises(ValueError, match=r"c\.txt line 2: expected 4 columns, got 5"):
+            read_qrels(write(tmp_path, "c.txt", text))
+
     def test_dict_and_frame(self):
         df = read_run({"q1": {"d1": 2, "d2": 1.5}})
         assert df.score.tolist() == [2.0, 1.5] and df.score.dtype == np.float64
