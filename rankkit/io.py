@@ -372,7 +372,10 @@ def _from_file(path: Path, kind: str) -> tuple[pd.DataFrame, str | None]:
     if _has_byte(doc_ids, other) or _has_byte(query_ids, other) or not np.isfinite(values).all():
         return _slow_scan(path, kind), tag
     out = _frame(query_ids, doc_ids, values, kind)
+    del query_ids, doc_ids, values
+    pa.default_memory_pool().release_unused()
     _check_duplicates(out, kind, where=str(path))
+    pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed blocks otherwise
     return out, tag
 
 
@@ -486,6 +489,24 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
 def _query_codes(series: pd.Series) -> tuple[np.ndarray, list]:
     """Codes and categories of a query id column (a Categorical, as these readers make)."""
     return np.asarray(series.cat.codes), series.cat.categories.tolist()
+
+
+def _take(ids: pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
+    """``ids[indices]`` chunk by chunk (Arrow's own take on a chunked array first
+    concatenates every chunk: a full copy of a 10-million-id column)."""
+    indices = np.asarray(indices, dtype=np.int64)
+    by_index = np.argsort(indices, kind="stable")
+    ordered = indices[by_index]
+    bounds = np.cumsum([0] + [len(c) for c in ids.chunks])
+    cuts = np.searchsorted(ordered, bounds)
+    parts = [
+        chunk.take(pa.array(ordered[cuts[k]: cuts[k + 1]] - bounds[k]))
+        for k, chunk in enumerate(ids.chunks) if cuts[k + 1] > cuts[k]
+    ]
+    taken = pa.concat_arrays(parts) if parts else pa.array([], type=ids.type)
+    inverse = np.empty_like(by_index)
+    inverse[by_index] = np.arange(len(by_index))
+    return taken.take(pa.array(inverse))
 
 
 def _pair_keys(df: pd.DataFrame) -> np.ndarray:

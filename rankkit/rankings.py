@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._validation import check_finite, check_k, check_nonnegative, check_option, check_rel
+from .io import _arrow_ids, _query_codes, _string_keys, _take, read_qrels, read_run
 
 FloatArray = np.ndarray
 
@@ -269,8 +270,6 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     >>> rank(qrels, run, ties="average").ties[0]
     array([0, 1, 1])
     """
-    from .io import _arrow_ids, _query_codes, _string_keys, read_qrels, read_run
-
     ties = check_option(ties, TIES, "ties")
     depth = check_k(depth, "depth")
     check_rel(rel)
@@ -342,7 +341,7 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         elif ties == "pessimistic":
             keys.append(("l", "ascending"))
         keys.append(("d", "descending"))
-        table = pa.table({"g": group, "l": labels[tied], "d": run_d.take(order[tied])})
+        table = pa.table({"g": group, "l": labels[tied], "d": _take(run_d, order[tied])})
         perm = pc.sort_indices(table, sort_keys=keys).to_numpy()
         del table
         labels[tied] = labels[tied][perm]
@@ -389,6 +388,7 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     ideal = np.zeros((n, m))
     at = jq_sorted * np.int64(m) + np.arange(len(by_grade)) - (np.cumsum(n_judged) - n_judged)[jq_sorted]
     ideal.ravel()[at] = grades_ok[by_grade]
+    pa.default_memory_pool().release_unused()
 
     return Rankings(
         labels=label_matrix,
@@ -465,6 +465,6 @@ def _confirm(run_d, qrels_d, order, found) -> bool:
     rows, matched = found
     if rows.size == 0:
         return True
-    a = run_d.take(pa.array(order[rows]))
-    b = qrels_d.take(pa.array(matched))
+    a = _take(run_d, order[rows])
+    b = _take(qrels_d, matched)
     return bool(pc.all(pc.equal(a.cast(pa.large_string()), b.cast(pa.large_string()))).as_py())
