@@ -491,6 +491,15 @@ def _query_codes(series: pd.Series) -> tuple[np.ndarray, list]:
     return np.asarray(series.cat.codes), series.cat.categories.tolist()
 
 
+def _keys_are_ids(*arrays: pa.ChunkedArray) -> bool:
+    """Whether :func:`_string_keys` is exact for these ids: at most 8 bytes, no NUL byte."""
+    for ids in arrays:
+        for chunk in ids.chunks:
+            if len(chunk) and (pc.max(pc.binary_length(chunk)).as_py() or 0) > 8:
+                return False
+    return not any(_has_byte(ids, 0) for ids in arrays)
+
+
 def _take(ids: pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
     """``ids[indices]`` chunk by chunk (Arrow's own take on a chunked array first
     concatenates every chunk: a full copy of a 10-million-id column)."""

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._validation import check_finite, check_k, check_nonnegative, check_option, check_rel
-from .io import _arrow_ids, _query_codes, _string_keys, _take, read_qrels, read_run
+from .io import _arrow_ids, _keys_are_ids, _query_codes, _string_keys, _take, read_qrels, read_run
 
 FloatArray = np.ndarray
 
@@ -315,9 +315,15 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
 
     # Labels: look each (query, document) of the run up in the judgments.
     run_doc_key, qrels_doc_key = _string_keys(run_d, qrels_d)
-    labels, found = _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, hashed=True)
-    del run_doc_key
-    if not _confirm(run_d, qrels_d, order, found):
+    labels, (rows, matched) = _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, hashed=True)
+    # The pair keys keep only part of the document key: confirm every match, on the full
+    # keys when they are the ids themselves, else on the strings.
+    if _keys_are_ids(run_d, qrels_d):
+        confirmed = np.array_equal(run_doc_key[order[rows]], qrels_doc_key[matched])
+    else:
+        confirmed = _same_strings(run_d, order[rows], qrels_d, matched)
+    del run_doc_key, rows, matched
+    if not confirmed:
         # Two distinct ids share a key (astronomically rare): redo the join on exact codes.
         docs = pa.chunked_array(
             [c.cast(pa.large_string()) for c in run_d.chunks + qrels_d.chunks], type=pa.large_string()
@@ -460,11 +466,10 @@ def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, *, hashe
     return labels, (np.concatenate(hits), np.concatenate(matches))
 
 
-def _confirm(run_d, qrels_d, order, found) -> bool:
-    """Every key match is a match of the document ids themselves (query codes are exact)."""
-    rows, matched = found
-    if rows.size == 0:
+def _same_strings(run_d, run_rows, qrels_d, qrels_rows) -> bool:
+    """Whether run_d[run_rows] and qrels_d[qrels_rows] are the same strings, pair by pair."""
+    if len(run_rows) == 0:
         return True
-    a = _take(run_d, order[rows])
-    b = _take(qrels_d, matched)
-    return bool(pc.all(pc.equal(a.cast(pa.large_string()), b.cast(pa.large_string()))).as_py())
+    a = _take(run_d, run_rows).cast(pa.large_string())
+    b = _take(qrels_d, qrels_rows).cast(pa.large_string())
+    return bool(pc.all(pc.equal(a, b)).as_py())

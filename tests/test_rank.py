@@ -181,6 +181,17 @@ def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
     assert_matches(rank(qrels, run), qrels, run)
 
 
+def test_pair_key_collisions_of_short_ids_fall_back_too(monkeypatch):
+    # Short ids are their own keys, but the pair key keeps only part of them: with a zero
+    # multiplier every document of a query shares one pair key, and the check must notice.
+    import rankkit.rankings
+
+    monkeypatch.setattr(rankkit.rankings, "_GOLD", np.uint64(0))
+    qrels = {"q1": {"a": 1, "b": 2, "c": 0}, "q2": {"a": 3}}
+    run = {"q1": {"c": 3.0, "b": 2.0, "z": 1.0}, "q2": {"a": 1.0, "y": 0.5}}
+    assert_matches(rank(qrels, run), qrels, run)
+
+
 # --------------------------------------------------------------------------- properties
 
 doc_ids = st.sampled_from(["a", "b", "c", "B", "ab", "doc-with-a-long-id-1", "doc-with-a-long-id-2", "é", "d10", "d9"])
