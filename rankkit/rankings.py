@@ -318,11 +318,12 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     labels, (rows, matched) = _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, hashed=True)
     # The pair keys keep only part of the document key: confirm every match, on the full
     # keys when they are the ids themselves, else on the strings.
-    if _keys_are_ids(run_d, qrels_d):
+    keys_are_ids = _keys_are_ids(run_d, qrels_d)
+    if keys_are_ids:
         confirmed = np.array_equal(run_doc_key[order[rows]], qrels_doc_key[matched])
     else:
         confirmed = _same_strings(run_d, order[rows], qrels_d, matched)
-    del run_doc_key, rows, matched
+    del rows, matched, qrels_doc_key
     if not confirmed:
         # Two distinct ids share a key (astronomically rare): redo the join on exact codes.
         docs = pa.chunked_array(
@@ -347,13 +348,17 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         elif ties == "pessimistic":
             keys.append(("l", "ascending"))
         keys.append(("d", "descending"))
-        table = pa.table({"g": group, "l": labels[tied], "d": _take(run_d, order[tied])})
+        if keys_are_ids:  # the key read big-endian orders like the bytes (strcmp)
+            docs = run_doc_key[order[tied]].byteswap()
+        else:
+            docs = _take(run_d, order[tied])
+        table = pa.table({"g": group, "l": labels[tied], "d": docs})
         perm = pc.sort_indices(table, sort_keys=keys).to_numpy()
         del table
         labels[tied] = labels[tied][perm]
         judged[tied] = judged[tied][perm]
-        del perm, tied
-    del order
+        del perm, tied, docs
+    del order, run_doc_key
 
     # Padded matrices: row = query code, column = position within the query.
     width = int(counts.max()) if counts.size else 0
