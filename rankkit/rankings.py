@@ -423,6 +423,7 @@ def _codes(indices) -> np.ndarray:
 
 
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
 def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, *, hashed, block=1 << 17):
@@ -433,7 +434,8 @@ def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, *, hashe
     query code in the high bits and the document key in the low bits (multiplied by an odd
     constant when ``hashed``, which spreads every byte of the id over the bits kept). The run
     is looked up block by block, each block in the slice of sorted judgments of its queries:
-    small temporaries, and a search that stays in the CPU cache.
+    small temporaries, and a search that stays in the CPU cache. A bitmap of hashed pair keys
+    (8 bits per judgment) first rules out most unjudged documents, which need no search.
     """
     qbits = max(1, (n - 1).bit_length())
     shift, low = np.uint64(64 - qbits), np.uint64(qbits)
@@ -447,6 +449,14 @@ def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, *, hashe
         return doc_key
 
     qrels_key = pair_key(jq, qrels_doc_key.copy())
+    bits = int(np.clip(int(len(qrels_key)).bit_length() + 3, 10, 28))
+
+    def bucket(key):
+        with np.errstate(over="ignore"):
+            return (key * _MIX2) >> np.uint64(64 - bits)
+
+    maybe_judged = np.zeros(1 << bits, dtype=bool)
+    maybe_judged[bucket(qrels_key)] = True
     by_key = np.argsort(qrels_key, kind="stable")
     qrels_key = qrels_key[by_key]
     # first_judgment[q]: where query q's judgments start in the sorted keys.
@@ -461,10 +471,13 @@ def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, *, hashe
             continue
         judgments = qrels_key[a:b]
         run_key = pair_key(q_sorted[lo:hi], run_doc_key[order[lo:hi]])
+        candidates = np.flatnonzero(maybe_judged[bucket(run_key)])
+        run_key = run_key[candidates]
         pos = np.searchsorted(judgments, run_key)
         np.minimum(pos, len(judgments) - 1, out=pos)
-        hit = np.flatnonzero(judgments[pos] == run_key)
-        matched = by_key[a + pos[hit]]
+        found = judgments[pos] == run_key
+        hit = candidates[found]
+        matched = by_key[a + pos[found]]
         labels[lo + hit] = np.maximum(grades[matched], -1.0)  # below 0: pooled but not judged
         hits.append(lo + hit)
         matches.append(matched)
