@@ -358,6 +358,16 @@ def main(argv=None) -> int:
             status = "(reported only)"
         print(f"  {scenario:<6} vs {peer:<11} {cells}{extra}  {status}")
 
+    # ranx breaks score ties in its own order (a reversed numba argsort), not trec_eval's:
+    # its values must still lie between rankkit's worst and best tie orders.
+    bounds = {policy: rankkit_table(rankkit.evaluate(str(qrels_path), str(run_path), SPECS, ties=policy))
+              for policy in ("pessimistic", "optimistic")}
+    rx = tables["files"]["ranx"]
+    within = {s: bool(((rx[s] >= bounds["pessimistic"][s] - 1e-12) & (rx[s] <= bounds["optimistic"][s] + 1e-12)).all())
+              for s in SPECS}
+    print("  ranx between rankkit's ties='pessimistic' and ties='optimistic' values: "
+          + "  ".join(f"{s} {'yes' if ok else 'NO'}" for s, ok in within.items()))
+
     if args.json:
         args.json.write_text(json.dumps({
             "queries": args.queries, "docs": args.docs, "repeat": args.repeat,
@@ -366,7 +376,7 @@ def main(argv=None) -> int:
             "targets": [{"target": t, "ratio": r, "goal": g, "result": v} for t, r, g, v in verdicts]
             + [{"target": "files: rankkit peak memory MB", "value": peak, "goal": MEMORY_TARGET_MB,
                 "result": mem_verdict}],
-            "differences": diffs,
+            "differences": diffs, "ranx_within_tie_bounds": within,
         }, indent=2))
     return 0 if agree else 1
 
