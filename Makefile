@@ -23,7 +23,7 @@ $(VENV)/.bench: $(VENV)/.test
 	touch $@
 
 demo: $(VENV)/.notebooks
-	$(PY) -m jupyter nbconvert --to html --execute --output-dir $(OUT) notebooks/*.ipynb
+	$(PY) -m jupyter nbconvert --log-level=ERROR --to html --execute --output-dir $(OUT) notebooks/*.ipynb
 	$(PY) -m rankkit evaluate data/example.qrels data/example.run -m nDCG@10 -m AP -m RR -m P@10 -m R@100
 	@echo
 	@echo "Rendered notebooks: $(abspath $(OUT))"
