@@ -284,6 +284,8 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     # Queries: the union of both tables, sorted as strings (trec_eval's order), as codes.
     run_codes, run_queries = _query_codes(run.query_id)
     qrels_codes, qrels_queries = _query_codes(qrels.query_id)
+    n_run = len(run)
+    del run  # a frame read here (from a path) frees its query and score columns below
     query_ids = sorted(set(run_queries) | set(qrels_queries))
     n = len(query_ids)
     row_of = {q: i for i, q in enumerate(query_ids)}
@@ -302,12 +304,15 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         order = by_score[np.argsort(small[by_score], kind="stable")]
         del by_score
     del small, within
+    if len(order) < 2**31:
+        order = order.astype(np.int32)  # half the memory of argsort's int64, for the rest of rank
     q_sorted = rq[order]
     counts = np.bincount(rq, minlength=n)
     del rq
 
     # Tie groups: equal (query, score) neighbours after ordering.
     s_sorted = scores[order]
+    del scores
     start = np.ones(len(order), dtype=bool)
     np.not_equal(s_sorted[1:], s_sorted[:-1], out=start[1:])
     del s_sorted
@@ -330,7 +335,7 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
             [c.cast(pa.large_string()) for c in run_d.chunks + qrels_d.chunks], type=pa.large_string()
         )
         codes = _codes(pc.dictionary_encode(docs.combine_chunks()).indices).astype(np.uint64)
-        labels, _ = _lookup(q_sorted, codes[: len(run)], order, jq, codes[len(run):], grades, n, hashed=False)
+        labels, _ = _lookup(q_sorted, codes[: n_run], order, jq, codes[n_run:], grades, n, hashed=False)
         del codes
     pa.default_memory_pool().release_unused()  # Arrow's temporaries: lower the peak that follows
     judged = labels >= 0
