@@ -318,9 +318,11 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     del s_sorted
     start[1:] |= q_sorted[1:] != q_sorted[:-1]
 
-    # Labels: look each (query, document) of the run up in the judgments.
+    # Labels: look each (query, document) of the run up in the judgments. Only the matches
+    # are kept (row in the ordered run, row in the judgments): most retrieved documents are
+    # unjudged, and an unjudged rank is 0 / not judged, the zeros the matrices start with.
     run_doc_key, qrels_doc_key = _string_keys(run_d, qrels_d)
-    labels, (rows, matched) = _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, hashed=True)
+    rows, matched = _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, n, hashed=True)
     # The pair keys keep only part of the document key: confirm every match, on the full
     # keys when they are the ids themselves, else on the strings.
     keys_are_ids = _keys_are_ids(run_d, qrels_d)
@@ -328,18 +330,18 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         confirmed = np.array_equal(run_doc_key[order[rows]], qrels_doc_key[matched])
     else:
         confirmed = _same_strings(run_d, order[rows], qrels_d, matched)
-    del rows, matched, qrels_doc_key
+    del qrels_doc_key
     if not confirmed:
         # Two distinct ids share a key (astronomically rare): redo the join on exact codes.
         docs = pa.chunked_array(
             [c.cast(pa.large_string()) for c in run_d.chunks + qrels_d.chunks], type=pa.large_string()
         )
         codes = _codes(pc.dictionary_encode(docs.combine_chunks()).indices).astype(np.uint64)
-        labels, _ = _lookup(q_sorted, codes[: n_run], order, jq, codes[n_run:], grades, n, hashed=False)
+        rows, matched = _lookup(q_sorted, codes[: n_run], order, jq, codes[n_run:], n, hashed=False)
         del codes
     pa.default_memory_pool().release_unused()  # Arrow's temporaries: lower the peak that follows
-    judged = labels >= 0
-    np.maximum(labels, 0.0, out=labels)  # unjudged (-inf) and "pooled but not judged" (< 0) -> 0
+    grade = grades[matched]  # below 0: "pooled but not judged", i.e. unjudged, label 0
+    del matched
 
     if len(order) and not start.all():
         # A row is tied if it, or the row after it, continues a group of equal scores.
@@ -347,6 +349,12 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         tied[:-1] |= ~start[1:]
         tied = np.flatnonzero(tied)
         group = np.cumsum(start, dtype=np.int32 if len(start) < 2**31 else np.int64)[tied]
+        # Label of each tied row for the optimistic / pessimistic orders: the label the
+        # matrix gets (0 for unjudged and "pooled but not judged" rows).
+        at = np.minimum(np.searchsorted(tied, rows), len(tied) - 1)
+        hit_tied = tied[at] == rows  # which matches are tied rows, and at[...] says which one
+        label = np.zeros(len(tied))
+        label[at[hit_tied]] = np.maximum(grade[hit_tied], 0.0)
         keys = [("g", "ascending")]
         if ties == "optimistic":
             keys.append(("l", "descending"))
@@ -357,42 +365,46 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
             docs = run_doc_key[order[tied]].byteswap()
         else:
             docs = _take(run_d, order[tied])
-        table = pa.table({"g": group, "l": labels[tied], "d": docs})
+        table = pa.table({"g": group, "l": label, "d": docs})
         perm = pc.sort_indices(table, sort_keys=keys).to_numpy()
-        del table
-        labels[tied] = labels[tied][perm]
-        judged[tied] = judged[tied][perm]
-        del perm, tied, docs
+        del table, docs, label, group
+        # The i-th tied row of the new order is tied[perm[i]]: it moves to position tied[i].
+        moved_to = np.empty_like(tied)
+        moved_to[perm] = tied
+        rows[hit_tied] = moved_to[at[hit_tied]]
+        del perm, tied, moved_to, at, hit_tied
     del order, run_doc_key
 
-    # Padded matrices: row = query code, column = position within the query.
+    # Padded matrices: row = query code, column = position within the query. Only the
+    # judged ranks are written; the rest keep the zeros (label 0, not judged).
     width = int(counts.max()) if counts.size else 0
     if depth is not None:
         width = min(width, depth)
-    index = np.int32 if n * width + len(q_sorted) < 2**31 else np.int64  # halves these temporaries
-    offsets = (np.cumsum(counts) - counts).astype(index)
-    flat = np.arange(len(q_sorted), dtype=index)
-    flat -= offsets[q_sorted]  # position within the query
-    keep = flat < width if depth is not None and width < counts.max(initial=0) else None
-    pos = flat.copy() if ties == "average" else None
-    flat += q_sorted.astype(index) * index(width)
-    if keep is not None:
-        flat, labels, judged = flat[keep], labels[keep], judged[keep]
+    offsets = np.cumsum(counts) - counts  # first row of each query in the ordered run
+    q_hit = q_sorted[rows]
+    column = rows - offsets[q_hit]
+    keep = column < width  # depth
+    flat = q_hit[keep].astype(np.int64) * width + column[keep]
+    grade = grade[keep]
     label_matrix = np.zeros((n, width))
-    label_matrix.ravel()[flat] = labels
-    del labels
+    label_matrix.ravel()[flat] = np.maximum(grade, 0.0)
     judged_matrix = np.zeros((n, width), dtype=bool)
-    judged_matrix.ravel()[flat] = judged
-    del judged
+    judged_matrix.ravel()[flat] = grade >= 0
+    del rows, q_hit, column, keep, flat, grade
     tie_ids = None
     if ties == "average":
         # Each rank's id: the flat index of the first rank of its tie group (own index if untied).
+        index = np.int32 if n * width + len(q_sorted) < 2**31 else np.int64  # halves these temporaries
+        pos = np.arange(len(q_sorted), dtype=index)
+        pos -= offsets.astype(index)[q_sorted]  # position within the query
         firsts = np.flatnonzero(start)
         group_first = (q_sorted[firsts].astype(np.int64) * width + pos[firsts])[np.cumsum(start) - 1]
+        keep = pos < width
         tie_ids = np.arange(n * width, dtype=np.int64)
-        tie_ids[flat] = group_first if keep is None else group_first[keep]
+        tie_ids[q_sorted[keep].astype(np.int64) * width + pos[keep]] = group_first[keep]
         tie_ids = tie_ids.reshape(n, width)
-    del flat, q_sorted, start
+        del pos, firsts, group_first, keep
+    del q_sorted, start
 
     # Ideal rankings: every judged label (>= 0) of each query, descending.
     ok = grades >= 0
@@ -431,8 +443,9 @@ _GOLD = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
-def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, *, hashed, block=1 << 17):
-    """Label of each run row in ``order`` (-inf if unjudged, -1 if judged below 0) and the matches.
+def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, n, *, hashed, block=1 << 17):
+    """The judged documents of the run: ``(rows, matched)``, ascending ``rows`` (positions in
+    ``order``) and, for each, the row of its judgment.
 
     ``q_sorted`` is the query code of each row in the run's final order (grouped by query);
     ``run_doc_key[order]`` its document key. The key of a (query, document) pair puts the
@@ -467,7 +480,6 @@ def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, *, hashe
     # first_judgment[q]: where query q's judgments start in the sorted keys.
     first_judgment = np.searchsorted(qrels_key, np.arange(n + 1, dtype=np.uint64) << shift)
     first_judgment[n] = len(qrels_key)
-    labels = np.full(len(order), -np.inf)
     hits, matches = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for lo in range(0, len(order), block):
         hi = min(lo + block, len(order))
@@ -482,11 +494,9 @@ def _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, grades, n, *, hashe
         np.minimum(pos, len(judgments) - 1, out=pos)
         found = judgments[pos] == run_key
         hit = candidates[found]
-        matched = by_key[a + pos[found]]
-        labels[lo + hit] = np.maximum(grades[matched], -1.0)  # below 0: pooled but not judged
         hits.append(lo + hit)
-        matches.append(matched)
-    return labels, (np.concatenate(hits), np.concatenate(matches))
+        matches.append(by_key[a + pos[found]])
+    return np.concatenate(hits), np.concatenate(matches)
 
 
 def _same_strings(run_d, run_rows, qrels_d, qrels_rows) -> bool:
