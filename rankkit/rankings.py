@@ -294,19 +294,20 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
 
     # Order the run: query (trec_eval order), score descending; stable sorts keep it cheap
     # when the file is already sorted by score within each query, as runs usually are.
-    small = rq.astype(np.uint16) if n <= 1 << 16 else rq  # 16-bit keys sort by radix
     within = rq[1:] == rq[:-1]
-    contiguous = len(rq) - int(within.sum()) == len(run_queries)  # one block of rows per query
+    starts = np.flatnonzero(~within) + 1
+    contiguous = len(starts) + 1 == len(run_queries)  # one block of rows per query
     if contiguous and np.all(scores[1:][within] <= scores[:-1][within]):
-        order = np.argsort(small, kind="stable")
+        order, q_sorted = _order_blocks(np.concatenate([[0], starts]), rq)
     else:
+        small = rq.astype(np.uint16) if n <= 1 << 16 else rq  # 16-bit keys sort by radix
         by_score = np.argsort(-scores, kind="stable")
         order = by_score[np.argsort(small[by_score], kind="stable")]
-        del by_score
-    del small, within
-    if len(order) < 2**31:
-        order = order.astype(np.int32)  # half the memory of argsort's int64, for the rest of rank
-    q_sorted = rq[order]
+        del by_score, small
+        if len(order) < 2**31:
+            order = order.astype(np.int32)  # half the memory of argsort's int64, for the rest of rank
+        q_sorted = rq[order]
+    del within, starts
     counts = np.bincount(rq, minlength=n)
     del rq
 
@@ -429,6 +430,26 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         has_run=counts > 0,
         has_qrels=np.bincount(jq, minlength=n) > 0,
     )
+
+
+def _order_blocks(starts: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``order`` and ``codes[order]`` of a run whose rows come in one block per query, each
+    already in rank order: the blocks, sorted by query code, laid end to end.
+
+    Same result as a stable argsort of ``codes`` (a block keeps its row order), built with
+    a repeat over the few blocks instead of sorting every row.
+    """
+    index = np.int32 if len(codes) < 2**31 else np.int64
+    starts = starts.astype(index)
+    sizes = np.diff(np.append(starts, index(len(codes))))
+    by_query = np.argsort(codes[starts], kind="stable")
+    starts, sizes = starts[by_query], sizes[by_query]
+    # Row i of the result lies in block b, which now begins at first[b]: it is row
+    # starts[b] + (i - first[b]) of the run.
+    first = np.cumsum(sizes, dtype=index) - sizes
+    order = np.arange(len(codes), dtype=index)
+    order += np.repeat(starts - first, sizes)
+    return order, np.repeat(codes[starts], sizes)
 
 
 def _codes(indices) -> np.ndarray:
