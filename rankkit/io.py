@@ -180,14 +180,23 @@ def _query_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
         return pd.Series(pd.Categorical([], categories=pd.Index([], dtype=_STR)))
     if not pa.types.is_dictionary(arr.type):
         arr = pc.dictionary_encode(arr)
-    return _canonical_categories(arr.to_pandas())
+    # Every dictionary here (the CSV parser's, one per block, or dictionary_encode's) holds
+    # only ids that occur in its chunk, and pandas unifies them into their union: all used.
+    return _canonical_categories(arr.to_pandas(), all_used=True)
 
 
-def _canonical_categories(series: pd.Series) -> pd.Series:
-    """Used categories only, as str, sorted like trec_eval sorts query ids (byte order)."""
+def _canonical_categories(series: pd.Series, all_used: bool = False) -> pd.Series:
+    """Used categories only, as str, sorted like trec_eval sorts query ids (byte order).
+
+    ``all_used=True`` says every category occurs, which saves counting the codes (for the
+    parser's output; a user's Categorical may have unused categories).
+    """
     codes = np.asarray(series.cat.codes)
     categories = series.cat.categories
-    used = np.flatnonzero(np.bincount(codes, minlength=len(categories)) > 0)  # cheaper than pandas'
+    if all_used:
+        used = np.arange(len(categories))
+    else:
+        used = np.flatnonzero(np.bincount(codes, minlength=len(categories)) > 0)  # cheaper than pandas'
     names = [c if isinstance(c, str) else str(c) for c in categories[used].tolist()]
     if len(set(names)) < len(names):
         dup = next(x for x in names if names.count(x) > 1)
