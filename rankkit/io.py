@@ -50,6 +50,7 @@ _FORMATS = {
 }
 _QUERY_TYPE = pa.dictionary(pa.int32(), pa.large_string())  # few distinct query ids
 _CHECKED = "rankkit.checked"  # attrs key: id() of a frame these readers already validated
+_DOC_KEYS = "rankkit.doc_keys"  # attrs key: the _DocKeys the duplicate check built, for rank
 
 
 def read_qrels(source: Source, *, name: str | None = None) -> pd.DataFrame:
@@ -473,17 +474,25 @@ def _check_values(df: pd.DataFrame, kind: str, where: str) -> None:
 
 
 def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
-    """A document listed twice for one query is an error (trec_eval rejects it too)."""
+    """A document listed twice for one query is an error (trec_eval rejects it too).
+
+    The document keys built on the way are kept in ``df.attrs`` (see :class:`_DocKeys`):
+    :func:`rankkit.rankings.rank` needs them too.
+    """
+    ids = _arrow_ids(df.doc_id)
+    longest = _longest(ids)
+    [doc_keys] = _string_keys(ids, n_words=_n_words(longest))
+    df.attrs[_DOC_KEYS] = _DocKeys(id(df), doc_keys, longest)
     if len(df) < 2:
         return
     # One 64-bit key per (query, document), sorted in place; equal neighbours are suspects.
-    key = _pair_keys(df)
+    key = _pair_keys(df, doc_keys)
     key.sort()
     same = key[1:] == key[:-1]
     if not same.any():
         return
     # Confirm on the strings (a hash collision is not an error).
-    idx = np.flatnonzero(np.isin(_pair_keys(df), key[1:][same]))
+    idx = np.flatnonzero(np.isin(_pair_keys(df, doc_keys), key[1:][same]))
     sub = pd.DataFrame({"q": df.query_id.to_numpy()[idx], "d": df.doc_id.to_numpy()[idx]})
     dup = sub.duplicated(keep=False).to_numpy()
     if dup.any():
@@ -500,13 +509,48 @@ def _query_codes(series: pd.Series) -> tuple[np.ndarray, list]:
     return np.asarray(series.cat.codes), series.cat.categories.tolist()
 
 
-def _keys_are_ids(*arrays: pa.ChunkedArray) -> bool:
-    """Whether :func:`_string_keys` is exact for these ids: at most 8 bytes, no NUL byte."""
-    for ids in arrays:
-        for chunk in ids.chunks:
-            if len(chunk) and (pc.max(pc.binary_length(chunk)).as_py() or 0) > 8:
-                return False
-    return not any(_has_byte(ids, 0) for ids in arrays)
+class _DocKeys:
+    """The keys of a frame's ``doc_id`` column (:func:`_string_keys`, one id per key, keyed
+    alone) and its longest id in bytes, kept in the frame's ``attrs`` by the readers.
+
+    ``frame`` is the id() of the frame they describe: a frame derived from it, to which
+    pandas copies the ``attrs``, has another id and gets its keys built afresh. A copy of
+    this object is the object itself (pandas deep-copies ``attrs`` on every derived frame
+    and Series), equality is identity, and the keys are read-only.
+    """
+
+    __slots__ = ("frame", "keys", "longest")
+
+    def __init__(self, frame: int, keys: np.ndarray, longest: int):
+        keys.flags.writeable = False  # shared with every caller of _doc_keys
+        self.frame, self.keys, self.longest = frame, keys, longest
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __repr__(self) -> str:
+        return f"<rankkit document keys: {len(self.keys)} rows>"
+
+
+def _doc_keys(df: pd.DataFrame) -> tuple[np.ndarray, int]:
+    """The keys of ``df.doc_id`` keyed alone (read-only) and its longest id in bytes:
+    the ones the readers kept if ``df`` is their frame, else built now."""
+    cached = df.attrs.get(_DOC_KEYS)
+    if isinstance(cached, _DocKeys) and cached.frame == id(df):
+        return cached.keys, cached.longest
+    ids = _arrow_ids(df.doc_id)
+    longest = _longest(ids)
+    [keys] = _string_keys(ids, n_words=_n_words(longest))
+    return keys, longest
+
+
+def _keys_are_ids(longest: int, *arrays: pa.ChunkedArray) -> bool:
+    """Whether :func:`_string_keys` is exact for these ids, whose longest has ``longest``
+    bytes: at most 8 bytes, no NUL byte."""
+    return longest <= 8 and not any(_has_byte(ids, 0) for ids in arrays)
 
 
 def _take(ids: pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
@@ -527,13 +571,14 @@ def _take(ids: pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
     return taken.take(pa.array(inverse))
 
 
-def _pair_keys(df: pd.DataFrame) -> np.ndarray:
+def _pair_keys(df: pd.DataFrame, doc_keys: np.ndarray) -> np.ndarray:
+    """One key per (query, document) row: the query's key, scrambled, XOR the document's."""
     codes, categories = _query_codes(df.query_id)
     [category_keys] = _string_keys(pa.array(categories, pa.large_string()))
     key = category_keys[codes]
     with np.errstate(over="ignore"):
         key *= _GOLD
-    _string_keys(_arrow_ids(df.doc_id), xor_into=key)
+    key ^= doc_keys
     return key
 
 
@@ -589,20 +634,32 @@ def _chunk_keys(arr: pa.Array, n_words: int) -> np.ndarray:
     return key
 
 
-def _string_keys(*arrays: pa.Array | pa.ChunkedArray, xor_into: np.ndarray | None = None) -> list[np.ndarray]:
+def _longest(*arrays: pa.Array | pa.ChunkedArray) -> int:
+    """Length in bytes of the longest string in these arrays (0 if none)."""
+    chunked = [a.chunks if isinstance(a, pa.ChunkedArray) else [a] for a in arrays]
+    return max((pc.max(pc.binary_length(c)).as_py() or 0 for cs in chunked for c in cs if len(c)), default=0)
+
+
+def _n_words(longest: int) -> int:
+    """How many 8-byte words :func:`_string_keys` reads of each id when the longest has
+    ``longest`` bytes. Keys are comparable only between arrays keyed with the same count."""
+    return max(1, -(-longest // 8))
+
+
+def _string_keys(*arrays: pa.Array | pa.ChunkedArray, n_words: int | None = None) -> list[np.ndarray]:
     """One uint64 per string of each array: the id's bytes if every id has at most 8,
     else a hash of them (the same function for all the arrays given together).
 
     Equal strings get equal keys; distinct strings almost always get distinct keys, and
-    callers confirm matches on the strings themselves. With ``xor_into`` (one array given),
-    the keys are XORed into that array in place instead of allocated.
+    callers confirm matches on the strings themselves. ``n_words`` (default: enough for
+    the longest id given) fixes the function, so that arrays keyed apart can be compared.
     """
     chunked = [a.chunks if isinstance(a, pa.ChunkedArray) else [a] for a in arrays]
-    longest = max((pc.max(pc.binary_length(c)).as_py() or 0 for cs in chunked for c in cs if len(c)), default=0)
-    n_words = max(1, -(-longest // 8))
+    if n_words is None:
+        n_words = _n_words(_longest(*arrays))
     out = []
     for cs in chunked:
-        keys = np.zeros(sum(len(c) for c in cs), dtype=np.uint64) if xor_into is None else xor_into
+        keys = np.zeros(sum(len(c) for c in cs), dtype=np.uint64)
         at = 0
         for c in cs:  # filled chunk by chunk: no second full-size array
             keys[at: at + len(c)] ^= _chunk_keys(c, n_words)

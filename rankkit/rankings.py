@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._validation import check_finite, check_k, check_nonnegative, check_option, check_rel
-from .io import _arrow_ids, _keys_are_ids, _query_codes, _string_keys, _take, read_qrels, read_run
+from .io import _arrow_ids, _doc_keys, _keys_are_ids, _n_words, _query_codes, _string_keys, _take, read_qrels, read_run
 
 FloatArray = np.ndarray
 
@@ -278,6 +278,7 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     # Arrays of ~n_run elements are freed (del) as soon as they are used: at 10 million
     # lines each one is 40-80 MB.
     run_d, qrels_d = _arrow_ids(run.doc_id), _arrow_ids(qrels.doc_id)
+    (run_doc_key, run_longest), (qrels_doc_key, qrels_longest) = _doc_keys(run), _doc_keys(qrels)
     scores = run.score.to_numpy(dtype=np.float64)
     grades = qrels.relevance.to_numpy(dtype=np.float64)
 
@@ -297,8 +298,15 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     within = rq[1:] == rq[:-1]
     starts = np.flatnonzero(~within) + 1
     contiguous = len(starts) + 1 == len(run_queries)  # one block of rows per query
-    if contiguous and np.all(scores[1:][within] <= scores[:-1][within]):
+    # Sorted within each block (boolean masks, not two 80 MB copies of the scores: this was
+    # the peak of memory of the whole evaluation).
+    if contiguous and np.logical_or(scores[1:] <= scores[:-1], ~within).all():
+        # Ordering keeps each block whole and in its order, so the tie groups can be found
+        # first, and the scores freed before the ordered arrays are built (peak memory).
+        start = _group_starts(scores, within)
+        del scores
         order, q_sorted = _order_blocks(np.concatenate([[0], starts]), rq)
+        start = start[order]
     else:
         small = rq.astype(np.uint16) if n <= 1 << 16 else rq  # 16-bit keys sort by radix
         by_score = np.argsort(-scores, kind="stable")
@@ -307,26 +315,21 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         if len(order) < 2**31:
             order = order.astype(np.int32)  # half the memory of argsort's int64, for the rest of rank
         q_sorted = rq[order]
+        start = _group_starts(scores[order], q_sorted[1:] == q_sorted[:-1])
+        del scores
     del within, starts
     counts = np.bincount(rq, minlength=n)
     del rq
 
-    # Tie groups: equal (query, score) neighbours after ordering.
-    s_sorted = scores[order]
-    del scores
-    start = np.ones(len(order), dtype=bool)
-    np.not_equal(s_sorted[1:], s_sorted[:-1], out=start[1:])
-    del s_sorted
-    start[1:] |= q_sorted[1:] != q_sorted[:-1]
-
     # Labels: look each (query, document) of the run up in the judgments. Only the matches
     # are kept (row in the ordered run, row in the judgments): most retrieved documents are
     # unjudged, and an unjudged rank is 0 / not judged, the zeros the matrices start with.
-    run_doc_key, qrels_doc_key = _string_keys(run_d, qrels_d)
+    if _n_words(run_longest) != _n_words(qrels_longest):  # keyed apart with different functions
+        run_doc_key, qrels_doc_key = _string_keys(run_d, qrels_d)
     rows, matched = _lookup(q_sorted, run_doc_key, order, jq, qrels_doc_key, n, hashed=True)
     # The pair keys keep only part of the document key: confirm every match, on the full
     # keys when they are the ids themselves, else on the strings.
-    keys_are_ids = _keys_are_ids(run_d, qrels_d)
+    keys_are_ids = _keys_are_ids(max(run_longest, qrels_longest), run_d, qrels_d)
     if keys_are_ids:
         confirmed = np.array_equal(run_doc_key[order[rows]], qrels_doc_key[matched])
     else:
@@ -430,6 +433,15 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         has_run=counts > 0,
         has_qrels=np.bincount(jq, minlength=n) > 0,
     )
+
+
+def _group_starts(scores: np.ndarray, same_query: np.ndarray) -> np.ndarray:
+    """Where tie groups begin: True at each row whose score or query (``same_query[i]``:
+    rows i and i + 1 share a query) differs from the previous row's."""
+    start = np.ones(len(scores), dtype=bool)
+    np.not_equal(scores[1:], scores[:-1], out=start[1:])
+    start[1:] |= ~same_query
+    return start
 
 
 def _order_blocks(starts: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
