@@ -298,8 +298,7 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     within = rq[1:] == rq[:-1]
     starts = np.flatnonzero(~within) + 1
     contiguous = len(starts) + 1 == len(run_queries)  # one block of rows per query
-    # Sorted within each block (boolean masks, not two 80 MB copies of the scores: this was
-    # the peak of memory of the whole evaluation).
+    # Sorted within each block? (Boolean masks: no 80 MB copies of the scores.)
     if contiguous and np.logical_or(scores[1:] <= scores[:-1], ~within).all():
         # Ordering keeps each block whole and in its order, so the tie groups can be found
         # first, and the scores freed before the ordered arrays are built (peak memory).
