@@ -28,6 +28,7 @@ from __future__ import annotations
 import gzip
 import math
 import os
+import weakref
 from collections.abc import Mapping
 from itertools import chain
 from pathlib import Path
@@ -482,7 +483,7 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
     ids = _arrow_ids(df.doc_id)
     longest = _longest(ids)
     [doc_keys] = _string_keys(ids, n_words=_n_words(longest))
-    df.attrs[_DOC_KEYS] = _DocKeys(id(df), doc_keys, longest)
+    df.attrs[_DOC_KEYS] = _DocKeys(ids, doc_keys, longest)
     if len(df) < 2:
         return
     # One 64-bit key per (query, document), sorted in place; equal neighbours are suspects.
@@ -513,17 +514,19 @@ class _DocKeys:
     """The keys of a frame's ``doc_id`` column (:func:`_string_keys`, one id per key, keyed
     alone) and its longest id in bytes, kept in the frame's ``attrs`` by the readers.
 
-    ``frame`` is the id() of the frame they describe: a frame derived from it, to which
-    pandas copies the ``attrs``, has another id and gets its keys built afresh. A copy of
-    this object is the object itself (pandas deep-copies ``attrs`` on every derived frame
-    and Series), equality is identity, and the keys are read-only.
+    They are tied to the column's Arrow array by a weak reference: pandas copies ``attrs``
+    to every derived frame, but only a frame whose ``doc_id`` is that very array (Arrow
+    arrays are immutable, so the same ids in the same order) may use them; any other
+    frame gets its keys built afresh. A copy of this object is the object itself (pandas
+    deep-copies ``attrs`` on every derived frame and Series), equality is identity, and
+    the keys are read-only.
     """
 
-    __slots__ = ("frame", "keys", "longest")
+    __slots__ = ("ids", "keys", "longest")
 
-    def __init__(self, frame: int, keys: np.ndarray, longest: int):
+    def __init__(self, ids: pa.ChunkedArray, keys: np.ndarray, longest: int):
         keys.flags.writeable = False  # shared with every caller of _doc_keys
-        self.frame, self.keys, self.longest = frame, keys, longest
+        self.ids, self.keys, self.longest = weakref.ref(ids), keys, longest
 
     def __copy__(self):
         return self
@@ -538,10 +541,10 @@ class _DocKeys:
 def _doc_keys(df: pd.DataFrame) -> tuple[np.ndarray, int]:
     """The keys of ``df.doc_id`` keyed alone (read-only) and its longest id in bytes:
     the ones the readers kept if ``df`` is their frame, else built now."""
-    cached = df.attrs.get(_DOC_KEYS)
-    if isinstance(cached, _DocKeys) and cached.frame == id(df):
-        return cached.keys, cached.longest
     ids = _arrow_ids(df.doc_id)
+    cached = df.attrs.get(_DOC_KEYS)
+    if isinstance(cached, _DocKeys) and cached.ids() is ids:
+        return cached.keys, cached.longest
     longest = _longest(ids)
     [keys] = _string_keys(ids, n_words=_n_words(longest))
     return keys, longest
