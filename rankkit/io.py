@@ -534,6 +534,11 @@ class _DocKeys:
     def __deepcopy__(self, memo):
         return self
 
+    def __reduce__(self):
+        # Not pickled (a weak reference cannot be, and the array it names stays behind):
+        # unpickled as None, the frame's keys are then built when needed.
+        return (type(None), ())
+
     def __repr__(self) -> str:
         return f"<rankkit document keys: {len(self.keys)} rows>"
 
