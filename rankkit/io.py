@@ -50,7 +50,6 @@ _FORMATS = {
     "run": ("score", ("query_id", "q0", "doc_id", "rank", "score", "tag"), 6, True),
 }
 _QUERY_TYPE = pa.dictionary(pa.int32(), pa.large_string())  # few distinct query ids
-_CHECKED = "rankkit.checked"  # attrs key: id() of a frame these readers already validated
 _DOC_KEYS = "rankkit.doc_keys"  # attrs key: the _DocKeys the duplicate check built, for rank
 
 
@@ -142,8 +141,8 @@ def read_run(source: Source, *, name: str | None = None) -> pd.DataFrame:
 
 def _read(source: Any, kind: str, name: str | None) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
-        if source.attrs.get(_CHECKED) == id(source) and name in (None, source.attrs.get("name")):
-            return source  # already validated by this module, unchanged since (same object)
+        # Always validated again, even a frame these readers returned: it may have been
+        # edited in place since (a NaN score, a duplicated document).
         df = _from_frame(source, kind)
         label = name if name is not None else source.attrs.get("name")
     elif isinstance(source, Mapping):
@@ -158,7 +157,6 @@ def _read(source: Any, kind: str, name: str | None) -> pd.DataFrame:
             f"got {type(source).__name__}"
         )
     df.attrs["name"] = label
-    df.attrs[_CHECKED] = id(df)
     return df
 
 

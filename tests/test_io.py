@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankkit import read_qrels, read_run
+from rankkit import rank, read_qrels, read_run
 from rankkit.io import _string_keys
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
@@ -94,9 +94,35 @@ class TestReadQrels:
         assert df.query_id.tolist() == ["301", "302"] and df.doc_id.tolist() == ["7", "8"]
         assert read_qrels({301: {7: 1}}).doc_id.tolist() == ["7"]
 
-    def test_validated_frame_passes_through(self):
+    def test_frame_read_again_is_equal_and_a_copy(self):
         df = read_qrels({"q": {"d": 1}})
-        assert read_qrels(df) is df
+        again = read_qrels(df)
+        assert again is not df and again.equals(df)
+
+    def test_frame_edited_after_reading_is_validated_again(self):
+        # read_* output edited in place must not slip past the checks (NaN, duplicates).
+        run = read_run({"q": {"a": 1.0, "b": 0.5}, "r": {"c": 2.0}})
+        run.loc[0, "score"] = np.nan
+        with pytest.raises(ValueError, match="finite|NaN|nan"):
+            rank({"q": {"a": 1}}, run)
+        run = read_run({"q": {"a": 1.0, "b": 0.5}, "r": {"c": 2.0}})
+        run.loc[1, "doc_id"] = "a"
+        with pytest.raises(ValueError, match="a"):
+            rank({"q": {"a": 1}}, run)
+
+    def test_derived_copied_and_pickled_frames_rank_like_their_content(self):
+        import pickle
+
+        qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1, "y": 0}}
+        run = read_run({"q1": {"a": 0.5, "b": 0.9, "c": 0.5, "d": 0.1}, "q2": {"x": 0.3, "y": 0.7, "z": 0.7}})
+        for derived in (run.head(3), run[run.score > 0.2], run.copy(), pickle.loads(pickle.dumps(run)),
+                        run.iloc[::-1]):
+            expected = rank(qrels, {q: dict(zip(g.doc_id, g.score)) for q, g in derived.groupby("query_id", observed=True)})
+            got = rank(qrels, derived)
+            assert list(got.query_ids) == list(expected.query_ids)
+            np.testing.assert_array_equal(got.labels, expected.labels)
+            np.testing.assert_array_equal(got.judged, expected.judged)
+            np.testing.assert_array_equal(got.lengths, expected.lengths)
 
     @needs_conformance
     def test_trec_eval_files(self):
