@@ -608,7 +608,7 @@ def evaluate(
     if len(no_judgments):
         unscored.update(dict.fromkeys(no_judgments, "no judgments"))
         warnings.warn(
-            f"{len(no_judgments)} run queries have no judgments and are not scored: "
+            f"run queries without judgments are not scored ({len(no_judgments)}): "
             f"{_listing(no_judgments)}",
             UserWarning,
             stacklevel=2,
@@ -618,8 +618,8 @@ def evaluate(
         if len(missing):
             unscored.update(dict.fromkeys(missing, "not in the run"))
             warnings.warn(
-                f"{len(missing)} judged queries are not in the run and are not scored "
-                f"(queries='qrels' scores them as 0): {_listing(missing)}",
+                f"judged queries missing from the run are not scored ({len(missing)}; "
+                f"queries='qrels' scores them as 0): {_listing(missing)}",
                 UserWarning,
                 stacklevel=2,
             )

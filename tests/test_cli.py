@@ -52,8 +52,8 @@ def test_trec_format_means_only(files, capsys):
         "map                   \tall\t0.3750\n"  # q1: (1/1 + 2/4) / 2, q4: 0
     )
     err = capsys.readouterr().err
-    assert "rankkit evaluate: warning: 1 run queries have no judgments and are not scored: q3" in err
-    assert "judged queries are not in the run" in err and "q2" in err
+    assert "rankkit evaluate: warning: run queries without judgments are not scored (1): q3" in err
+    assert "judged queries missing from the run are not scored (1;" in err and "q2" in err
 
 
 def test_trec_format_per_query_then_all(files):

@@ -282,8 +282,8 @@ def test_evaluate_run_policy_scores_the_intersection_and_reports_the_rest():
     with pytest.warns(UserWarning) as caught:
         table = evaluate(QRELS, RUN, ["P@2", "num_rel", "num_ret", "map"])
     messages = " | ".join(str(w.message) for w in caught)
-    assert "1 run queries have no judgments and are not scored: q3" in messages
-    assert "1 judged queries are not in the run and are not scored" in messages and "q2" in messages
+    assert "run queries without judgments are not scored (1): q3" in messages
+    assert "judged queries missing from the run are not scored (1;" in messages and "q2" in messages
     assert list(table.index) == ["q1", "q4"]
     assert table.index.name == "query_id"
     assert table.loc["q1"].to_dict() == pytest.approx(
@@ -386,8 +386,8 @@ def test_evaluate_when_no_query_can_be_scored():
     with pytest.warns(UserWarning) as caught:
         table = evaluate({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, ["P@1", "num_ret"])
     assert [str(w.message).split(":")[0] for w in caught] == [
-        "1 run queries have no judgments and are not scored",
-        "1 judged queries are not in the run and are not scored (queries='qrels' scores them as 0)",
+        "run queries without judgments are not scored (1)",
+        "judged queries missing from the run are not scored (1; queries='qrels' scores them as 0)",
     ]
     assert table.shape == (0, 2)
     assert aggregate(table).to_dict() == {"P@1": 0.0, "num_ret": 0.0}

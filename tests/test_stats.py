@@ -650,7 +650,7 @@ def test_missing_query_in_a_run_end_to_end(tmp_path):
     (tmp_path / "good").write_text(GOOD_RUN)
     (tmp_path / "bad").write_text(BAD_RUN)
     qrels, runs = tmp_path / "qrels", {"bad": tmp_path / "bad", "good": tmp_path / "good"}
-    with pytest.warns(UserWarning, match="not in the run"):
+    with pytest.warns(UserWarning, match="missing from the run"):
         with pytest.raises(ValueError, match=r"1 query \('q3'\) missing from 'bad'"):
             compare(str(qrels), {k: str(v) for k, v in runs.items()}, ["AP"])
     table = compare(str(qrels), {k: str(v) for k, v in runs.items()}, ["P@1", "AP"],
