@@ -22,6 +22,7 @@ from typing import Literal, Union
 import numpy as np
 import pandas as pd
 
+from ._numerics import rank_product, rank_sum
 from ._validation import check_finite, check_k, check_n_relevant, check_option, check_rel
 from .rankings import Rankings, RankingsLike, as_rankings
 
@@ -85,7 +86,7 @@ def _hits(r: Rankings, rel: float, k: int | None) -> np.ndarray:
     """Relevant documents in the top k per query (the expected count under tie groups)."""
     if r.ties is None:
         return (_top(r.labels, k) >= rel).sum(axis=1)
-    return _top(r.expected(r.relevant(rel).astype(np.float64)), k).sum(axis=1)
+    return rank_sum(_top(r.expected(r.relevant(rel).astype(np.float64)), k))
 
 
 def _relevant_ranks(relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -362,14 +363,11 @@ def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> 
     before = (relevant & (np.arange(r.depth) < start[:, None])).any(axis=1)
     free = size - n_rel_group
     feasible = free >= inside
-    free_, inside_ = np.where(feasible, free, 0), np.where(feasible, inside, 0)
-    # C(free, inside) / C(size, inside), in log space; exactly 1 when the group has no relevant.
-    from scipy.special import gammaln  # lazy: keeps `import rankkit` fast
-
-    log_none = (gammaln(free_ + 1) - gammaln(size + 1)) + (
-        gammaln(size - inside_ + 1) - gammaln(free_ - inside_ + 1)
-    )
-    p_none = np.where(feasible, np.exp(log_none), 0.0)
+    # C(free, inside) / C(size, inside) = prod_{j < inside} (free - j) / (size - j),
+    # multiplied left to right; exactly 1 when the group has no relevant document.
+    j = np.arange(int(inside.max(initial=0)))
+    factors = np.maximum(free[:, None] - j, 0) / np.maximum(size[:, None] - j, 1)
+    p_none = np.where(feasible, rank_product(np.where(j < inside[:, None], factors, 1.0)), 0.0)
     return r.result(np.where(before, 1.0, 1.0 - p_none))
 
 
@@ -442,7 +440,7 @@ def average_precision(
     _no_ties(r, "average_precision")
     ranks, found = _relevant_ranks(_top(r.labels, k) >= rel)[:2]
     # Summed rank by rank, like trec_eval's loop, so the last digit agrees too.
-    total = _prefix_counts(_precision_at_relevant(ranks))[:, -1]
+    total = rank_sum(_precision_at_relevant(ranks))
     if normalize == "relevant":
         denominator = n_rel
     elif normalize == "retrieved":
@@ -541,6 +539,7 @@ def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
     # The judged non-relevant documents above each relevant one.
     above = np.cumsum(r.judged & ~relevant, axis=1, dtype=np.int32)[rows, cols]
     penalty = _ratio(np.minimum(above, n_rel[rows]), np.minimum(n_nonrel, n_rel)[rows])
+    # bincount adds the weights in the order given, row-major: each query in rank order.
     total = np.bincount(rows, weights=1.0 - penalty, minlength=r.n_queries)
     return r.result(_ratio(total, n_rel))
 

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from . import binary, graded
+from ._numerics import query_sum
 from ._validation import check_option, check_rel
 from .rankings import Rankings, as_rankings, rank
 
@@ -502,17 +503,20 @@ def _max_label(r: Rankings) -> float:
 def aggregate(table: pd.DataFrame) -> pd.Series:
     """trec_eval's ``all`` line: the mean over queries, the sum for counts (num_ret, ...).
 
+    Both add the per-query values one at a time in query order, as trec_eval does, so
+    the ``all`` line agrees with trec_eval to its last printed digit.
+
     Examples
     --------
     >>> aggregate(score([[1, 0], [0, 0]], ["P@1", "num_rel_ret"])).to_dict()
     {'P@1': 0.5, 'num_rel_ret': 1.0}
     """
     specs = table.attrs.get("metrics", {})
-    totals = [c for c in table.columns if parse_metric(specs.get(c, c)).info.total]
-    out = table.mean(axis=0) if len(table) else pd.Series(0.0, index=table.columns)
-    if totals:
-        out[totals] = table[totals].sum(axis=0)
-    return out.astype(np.float64)
+    totals = np.array([parse_metric(specs.get(c, c)).info.total for c in table.columns], dtype=bool)
+    # Added one query at a time in query order, as trec_eval does (rankkit._numerics).
+    sums = query_sum(table.to_numpy(dtype=np.float64))
+    means = sums / len(table) if len(table) else sums
+    return pd.Series(np.where(totals, sums, means), index=table.columns, dtype=np.float64)
 
 
 def _query_flags(r: Rankings) -> tuple[np.ndarray, np.ndarray]:

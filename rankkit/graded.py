@@ -25,6 +25,7 @@ from typing import Literal, Union
 
 import numpy as np
 
+from ._numerics import discounts, exp2, powers, rank_product, rank_sum, weighted_rank_sum
 from ._validation import check_k, check_option, check_probability, check_rel
 from .rankings import FloatArray, Rankings, RankingsLike, as_rankings
 
@@ -47,7 +48,7 @@ def _linear(labels: np.ndarray) -> np.ndarray:
 
 
 def _exp(labels: np.ndarray) -> np.ndarray:
-    return np.exp2(labels) - 1.0
+    return exp2(labels) - 1.0
 
 
 _linear.monotone = True  # type: ignore[attr-defined]
@@ -124,9 +125,8 @@ def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
 
 
 def _dcg(gains: np.ndarray) -> np.ndarray:
-    """sum_i gains[:, i] / log2(i + 2) for 0-based i (rank i + 1)."""
-    discount = 1.0 / np.log2(np.arange(2, gains.shape[1] + 2, dtype=np.float64))
-    return gains @ discount
+    """sum_i gains[:, i] * (1 / log2(i + 1)) over ranks i = 1, 2, ..., added in rank order."""
+    return weighted_rank_sum(gains, discounts(gains.shape[1]))
 
 
 def _check_max_grade(max_grade, labels: np.ndarray, allowed: str = "a positive number or None") -> float:
@@ -194,7 +194,7 @@ def cumulative_gain(
     r = as_rankings(rankings)
     k = check_k(k)
     g = _gain_function(gain)
-    return r.result(_ranked_gains(r, g, k).sum(axis=1))
+    return r.result(rank_sum(_ranked_gains(r, g, k)))
 
 
 def dcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear") -> float | FloatArray:
@@ -416,8 +416,7 @@ def rbp(
             raise ValueError(f"rel applies to binary RBP only; got rel={rel!r} with max_grade={max_grade!r}")
         values = r.labels[:, :span] / scale
     values = r.expected(values)[:, :k]
-    weights = (1.0 - p) * p ** np.arange(values.shape[1], dtype=np.float64)
-    return r.result(values @ weights)
+    return r.result(weighted_rank_sum(values, (1.0 - p) * powers(p, values.shape[1])))
 
 
 RESIDUAL_CONVENTIONS = ("moffat_zobel", "trec_eval")
@@ -490,12 +489,12 @@ def rbp_residual(
     retrieved = np.arange(judged.shape[1]) < r.lengths[:, None]
     unknown = retrieved & ~judged
     unjudged = r.expected(unknown.astype(np.float64))[:, :k]
-    weights = (1.0 - p) * p ** np.arange(unjudged.shape[1], dtype=np.float64)
+    weights = (1.0 - p) * powers(p, unjudged.shape[1])
     evaluated = r.lengths if k is None else np.minimum(r.lengths, k)
-    tail = p ** evaluated.astype(np.float64)
+    tail = powers(p, int(evaluated.max(initial=0)) + 1)[evaluated]
     if convention == "trec_eval":
-        tail *= _chance_of_unjudged(r, unknown, k)
-    return r.result(unjudged @ weights + tail)
+        tail = tail * _chance_of_unjudged(r, unknown, k)
+    return r.result(weighted_rank_sum(unjudged, weights) + tail)
 
 
 def _chance_of_unjudged(r: Rankings, unknown: np.ndarray, k: int | None) -> np.ndarray:
@@ -520,7 +519,7 @@ def _chance_of_unjudged(r: Rankings, unknown: np.ndarray, k: int | None) -> np.n
     j = np.arange(int(t.max()))
     drawn = j < t[:, None]
     factors = np.maximum(m[:, None] - u[:, None] - j, 0) / np.maximum(m[:, None] - j, 1)
-    none = np.where(drawn, factors, 1.0).prod(axis=1)
+    none = rank_product(np.where(drawn, factors, 1.0))
     chance[rows] = np.where(outside, 1.0, 1.0 - none)
     return chance
 
@@ -588,13 +587,13 @@ def err(
         top = _check_max_grade(max_grade, r.labels)
     labels = r.labels[:, :k]
     ranks = np.arange(1, labels.shape[1] + 1, dtype=np.float64)
-    weights = p ** (ranks - 1.0) / ranks
+    weights = powers(p, labels.shape[1]) / ranks
     # R_i, then R_i * prod_{j<i} (1 - R_j) (the chance to stop at i); in place, as the
     # matrices can be large
-    stop = np.exp2(labels)
+    stop = exp2(labels)
     stop -= 1.0
-    stop /= np.exp2(top)
+    stop /= exp2(np.float64(top))
     reach = np.subtract(1.0, stop[:, :-1])
     np.cumprod(reach, axis=1, out=reach)
     np.multiply(stop[:, 1:], reach, out=stop[:, 1:])
-    return r.result(stop @ weights)
+    return r.result(weighted_rank_sum(stop, weights))

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._numerics import powers, query_mean, query_sum, weighted_rank_sum
 from ._validation import check_finite, check_option, check_probability, check_rel
 from .rankings import as_rankings
 
@@ -119,7 +120,7 @@ def _eleven_point(df: pd.DataFrame, levels: np.ndarray, rounding: str) -> np.nda
         else:
             reached = recall >= level - 1e-12
         best = df["precision"].where(reached).groupby(queries).max().fillna(0.0)
-        per_level.append(best.sum() / n)
+        per_level.append(float(query_sum(best.to_numpy())) / n)
     return np.asarray(per_level, dtype=np.float64)
 
 
@@ -185,7 +186,7 @@ def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.
             )
         check_finite(values, where)
         if values.ndim == 2:
-            values = values.mean(axis=0)
+            values = query_mean(values)
         return _levels(values.shape[-1]), values, "levels"
     check_finite(recall, f"{where} recall")
     check_finite(precision, f"{where} precision")
@@ -466,7 +467,7 @@ def per_query_differences(
     values = values[order]
     ids = [str(q) for q in diff.index[order]]
     colors = np.where(values > 0, "tab:green", np.where(values < 0, "tab:red", "tab:gray"))
-    mean = float(values.mean())
+    mean = float(query_mean(diff.to_numpy()))  # in the table's query order
 
     ax = _axes(ax)
     x = np.arange(values.size)
@@ -495,10 +496,13 @@ def per_query_differences(
 
 
 def _rbp_sweep(labels: np.ndarray, ps: np.ndarray) -> np.ndarray:
-    """RBP = (1 - p) * sum_i r_i p^(i-1), for every row of ``labels`` and every p: (n, len(ps))."""
+    """RBP = (1 - p) * sum_i r_i p^(i-1), for every row of ``labels`` and every p: (n, len(ps)).
+
+    Summed in rank order with the powers of :func:`rankkit.rbp` (see ``rankkit._numerics``).
+    """
     depth = labels.shape[1]
-    weights = (1.0 - ps)[:, None] * ps[:, None] ** np.arange(depth)  # (n_p, depth)
-    return labels @ weights.T
+    sweep = [weighted_rank_sum(labels, (1.0 - p) * powers(p, depth)) for p in ps]  # a few p's
+    return np.stack(sweep, axis=1) if sweep else np.zeros((labels.shape[0], 0))
 
 
 def rbp_persistence(
@@ -591,7 +595,7 @@ def rbp_persistence(
                 )
             values = r.labels / max_grade
         sweep = _rbp_sweep(r.expected(values), ps_arr)
-        curves[name] = sweep.mean(axis=0) if sweep.shape[0] else np.zeros_like(ps_arr)
+        curves[name] = query_mean(sweep) if sweep.shape[0] else np.zeros_like(ps_arr)
 
     ax = _axes(ax)
     for name, y in curves.items():

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ._numerics import rank_sum
 from .pairwise import FloatOrArray, _as_pair
 
 __all__ = ["mse", "mae"]
@@ -23,8 +24,10 @@ __all__ = ["mse", "mae"]
 def _mean_error(y_true: Any, y_pred: Any, power: int) -> FloatOrArray:
     rt, rp = _as_pair(y_true, y_pred, "y_true", "y_pred")
     valid = np.arange(rt.values.shape[1]) < rt.lengths[:, None]
-    error = np.abs(rt.values - rp.values) ** power
-    total = np.where(valid, error, 0.0).sum(axis=1)
+    error = np.abs(rt.values - rp.values)
+    if power == 2:
+        error = error * error
+    total = rank_sum(np.where(valid, error, 0.0))  # in list order
     out = np.divide(total, rt.lengths, out=np.full(total.shape, np.nan), where=rt.lengths > 0)
     return rt.result(out)
 

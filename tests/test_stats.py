@@ -87,15 +87,17 @@ def test_row_order_of_tables_does_not_matter():
 # ------------------------------------------------------------------------- t-test
 
 
-def test_t_test_equals_scipy_exactly():
+def test_t_test_equals_scipy():
+    # rankkit sums in query order (rankkit._numerics), scipy pairwise: the last bits may differ.
     runs = make_tables(n_systems=4)
     table = compare(None, runs, METRICS, test="t", alpha=0.1)
     for row in table.itertuples():
         res = stats.ttest_rel(runs[row.system][row.metric].to_numpy(),
                               runs[row.baseline][row.metric].to_numpy())
         ci = res.confidence_interval(confidence_level=0.9)
-        assert row.p_value == res.pvalue
-        assert (row.ci_low, row.ci_high) == (ci.low, ci.high)
+        assert row.p_value == pytest.approx(res.pvalue, rel=1e-12)
+        assert row.ci_low == pytest.approx(ci.low, rel=1e-12)
+        assert row.ci_high == pytest.approx(ci.high, rel=1e-12)
 
 
 @given(arrays(np.float64, (2, 12), elements=st.floats(0, 1)))
@@ -105,7 +107,7 @@ def test_t_test_equals_scipy_on_random_vectors(values):
     if d.std(ddof=1) == 0:  # degenerate: documented separately
         return
     table = compare(None, {"b": pd.DataFrame({"m": b}), "a": pd.DataFrame({"m": a})}, "m")
-    assert table["p_value"].iloc[0] == stats.ttest_rel(a, b).pvalue
+    assert table["p_value"].iloc[0] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-9, abs=1e-15)
     assert 0.0 <= table["p_adjusted"].iloc[0] <= 1.0
 
 

@@ -1,0 +1,294 @@
+"""The one order of floating-point operations behind every number rankkit reports.
+
+A reported value must not depend on the CPU, the BLAS library, the numpy build or the
+order of the input rows. Additions and multiplications of two doubles are exact-rounded
+IEEE operations, the same everywhere; what differs between machines is everything that
+combines many of them or approximates a function. So:
+
+1. **Sums along ranks** (DCG, RBP, ERR, AP, CG, the expected values of tie groups, ...)
+   run left to right in rank order, ``((x1 + x2) + x3) + ...`` (:func:`rank_sum`,
+   :func:`weighted_rank_sum`). numpy's cumulative sum is that recurrence on every
+   build; a matrix product (``@``, ``dot``, ``einsum``) is not: BLAS picks a kernel,
+   and with it an order of summation, by CPU (one last digit of source 004's ideal DCG
+   differs between OpenBLAS's Haswell and SkylakeX kernels), and ``np.sum`` sums in
+   blocks. Products along ranks likewise run left to right (:func:`rank_product`).
+2. **Sums over queries** (trec_eval's ``all`` line, means, the statistics of
+   ``compare``) run in query order the same way (:func:`query_sum`, :func:`query_mean`),
+   which is also how trec_eval adds its per-query values.
+3. **Elementary functions** of ranks and labels (the log2 discount, powers ``p**i``,
+   ``2**label``) are computed with Python's :mod:`decimal` module, arithmetic defined
+   digit for digit by its specification, at 40 digits, then rounded once to a double:
+   the correctly rounded value in all but astronomically rare cases, and the same
+   value on every machine. numpy's ``log2``/``exp2``/``power`` use SIMD code chosen by
+   CPU (SVML on AVX-512) and the C library's versions are chosen by CPU too (FMA
+   variants); they differ in the last bit from each other (``np.exp2`` and ``2.0**x``
+   disagree on about 1 in 1,000 inputs) and from the correctly rounded result.
+   Values are computed once per rank (or distinct label) and cached.
+4. **Matrix products** appear only where they are exact (:func:`exact_matmul`, for the
+   resampling tests of :mod:`rankkit.stats`): when every product and partial sum is an
+   integer multiple of one unit below 2**53, no order of summation can round, so any
+   BLAS kernel gives the exact result.
+
+``tests/test_same_numbers.py`` checks every metric kernel bit for bit (``==``) against a
+pure-Python implementation of this order.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from decimal import Context, Decimal
+
+import numpy as np
+
+__all__ = [
+    "rank_sum", "weighted_rank_sum", "rank_product", "query_sum", "query_mean",
+    "log2_ranks", "discounts", "powers", "exp2", "exact_matmul",
+]
+
+_CONTEXT = Context(prec=40)
+_LN2 = _CONTEXT.ln(Decimal(2))
+_lock = threading.Lock()
+
+
+# --------------------------------------------------------------------------- sums
+
+
+_BLOCK = 1 << 17  # elements per block of queries: 1 MB, stays in the CPU cache
+
+
+def rank_sum(values: np.ndarray) -> np.ndarray:
+    """Sum each row left to right, in rank order: ``((x[:, 0] + x[:, 1]) + x[:, 2]) + ...``.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_queries, depth)
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        0.0 for a row of depth 0.
+
+    Examples
+    --------
+    >>> rank_sum(np.array([[0.1, 0.2, 0.3], [1e16, 1.0, -1e16]]))
+    array([0.6, 0. ])
+    """
+    return weighted_rank_sum(values, None)
+
+
+def weighted_rank_sum(values: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """``sum_i values[:, i] * weights[i]`` per row: each product rounded, then added in rank
+    order as :func:`rank_sum` (not a matrix product, whose order depends on the CPU).
+
+    Vectorized across queries, a block of queries at a time: the block is laid out rank by
+    rank (one row of ``columns`` per rank) and ``np.add.reduce(columns, axis=0)`` adds the
+    rows one after the other (numpy reduces over the slow axis of an array that way; only
+    along the fast axis does it sum pairwise), which is the rank order for every query
+    at once. A block of one query uses a cumulative sum, which is sequential by definition.
+
+    Examples
+    --------
+    >>> weighted_rank_sum(np.array([[3.0, 2.0, 1.0]]), np.array([1.0, 0.5, 0.25]))
+    array([4.25])
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n, depth = values.shape
+    out = np.zeros(n)
+    if n == 0 or depth == 0:
+        return out
+    rows = max(2, _BLOCK // depth)
+    buffer = np.empty((depth, min(rows, n)))
+    for start in range(0, n, rows):  # blocks of queries, not one query at a time
+        block = values[start:start + rows]
+        columns = buffer[:, : len(block)]
+        if weights is None:
+            columns[...] = block.T
+        else:
+            np.multiply(block.T, weights[:depth, None], out=columns)
+        if len(block) == 1:
+            out[start] = np.cumsum(columns[:, 0])[-1]
+        else:
+            np.add.reduce(columns, axis=0, out=out[start:start + len(block)])
+    return out
+
+
+def rank_product(values: np.ndarray) -> np.ndarray:
+    """Multiply each row left to right (1.0 for a row of depth 0)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape[1] == 0:
+        return np.ones(values.shape[0])
+    return np.cumprod(values, axis=1)[:, -1]
+
+
+def query_sum(values: np.ndarray) -> np.ndarray:
+    """Sum over queries (axis 0) in query order, as trec_eval adds its per-query values.
+
+    ``values`` of shape (n_queries,) gives a 0-d array; of shape (n_queries, m), one sum
+    per column. No queries sum to 0.0.
+
+    Examples
+    --------
+    >>> float(query_sum(np.array([0.1, 0.2, 0.3])))
+    0.6000000000000001
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape[0] == 0:
+        return np.zeros(values.shape[1:])
+    return np.cumsum(values, axis=0)[-1]
+
+
+def query_mean(values: np.ndarray) -> np.ndarray:
+    """:func:`query_sum` divided by the number of queries (0.0 when there are none)."""
+    values = np.asarray(values, dtype=np.float64)
+    total = query_sum(values)
+    return total / values.shape[0] if values.shape[0] else total
+
+
+# --------------------------------------------------------------------------- functions
+
+
+def _to_double(x: Decimal) -> float:
+    return float(x)  # Decimal -> float is correctly rounded (via its exact string)
+
+
+class _Table:
+    """A read-only table ``f(0), f(1), ...`` that grows (doubling) when a longer one is asked for."""
+
+    def __init__(self, term):
+        self._term = term
+        self._values = np.zeros(0)
+
+    def __call__(self, n: int) -> np.ndarray:
+        if n > len(self._values):
+            with _lock:
+                have = len(self._values)
+                if n > have:
+                    size = max(n, 2 * have, 16)
+                    more = np.fromiter((self._term(i) for i in range(have, size)), np.float64, size - have)
+                    values = np.concatenate([self._values, more])
+                    values.flags.writeable = False
+                    self._values = values
+        return self._values[:n]
+
+
+def _log2_rank(i: int) -> float:
+    rank = i + 1
+    return _to_double(_CONTEXT.divide(_CONTEXT.ln(Decimal(rank + 1)), _LN2))
+
+
+_LOG2_RANKS = _Table(_log2_rank)
+
+
+def log2_ranks(n: int) -> np.ndarray:
+    """``log2(i + 1)`` for the ranks i = 1..n, correctly rounded (read-only).
+
+    Examples
+    --------
+    >>> log2_ranks(4)
+    array([1.        , 1.5849625 , 2.        , 2.32192809])
+    """
+    return _LOG2_RANKS(n)
+
+
+def discounts(n: int) -> np.ndarray:
+    """The DCG discount ``1 / log2(i + 1)`` of ranks i = 1..n: one IEEE division of 1.0 by
+    :func:`log2_ranks`.
+
+    Examples
+    --------
+    >>> discounts(3)
+    array([1.        , 0.63092975, 0.5       ])
+    """
+    return 1.0 / log2_ranks(n)
+
+
+_POWERS: dict[float, _Table] = {}
+
+
+def powers(p: float, n: int) -> np.ndarray:
+    """``p**i`` for i = 0..n-1, each correctly rounded from the exact value of ``p`` (read-only).
+
+    Examples
+    --------
+    >>> powers(0.5, 4)
+    array([1.   , 0.5  , 0.25 , 0.125])
+    """
+    p = float(p)
+    table = _POWERS.get(p)
+    if table is None:
+        exact = Decimal(p)  # the double's exact value
+        table = _POWERS.setdefault(p, _Table(lambda i: _to_double(_CONTEXT.power(exact, i))))
+    return table(n)
+
+
+def _exp2_scalar(x: float) -> float:
+    if x == math.floor(x) and abs(x) < 1000:
+        return math.ldexp(1.0, int(x))  # exact
+    return _to_double(_CONTEXT.exp(_CONTEXT.multiply(Decimal(x), _LN2)))
+
+
+def exp2(x: np.ndarray) -> np.ndarray:
+    """``2**x`` elementwise, correctly rounded: exact (``ldexp``) for integers, else
+    computed once per distinct value.
+
+    Examples
+    --------
+    >>> exp2(np.array([[0.0, 3.0], [0.5, 3.0]]))
+    array([[1.        , 8.        ],
+           [1.41421356, 8.        ]])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return np.ones(x.shape)
+    with np.errstate(invalid="ignore"):  # huge labels do not fit: the slow path below
+        whole = x.astype(np.int64)  # integer labels (the usual case): powers of two are exact
+    if np.array_equal(whole, x):
+        low, high = int(whole.min()), int(whole.max())
+        if -1074 <= low and high < 1024:
+            low = min(low, 0)
+            table = np.ldexp(1.0, np.arange(low, high + 1))
+            return table[whole - low] if low else table[whole]
+    values, inverse = np.unique(x, return_inverse=True)
+    table = np.fromiter((_exp2_scalar(float(v)) for v in values), np.float64, len(values))
+    return table[inverse].reshape(x.shape)
+
+
+# --------------------------------------------------------------------------- exact products
+
+
+def exact_matmul(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``counts @ x.T`` computed exactly, then rounded in one fixed order.
+
+    ``counts`` (m, n) holds non-negative integers (resampling counts, sign-flip bits),
+    ``x`` (k, n) any finite doubles; the result has shape (m, k).
+
+    Each row of ``x`` is split into slices whose entries are integer multiples of one
+    unit with at most ``b`` significant bits, where ``b`` leaves room for the largest row
+    sum of ``counts``: then every product and every partial sum of ``counts @ slice`` is
+    an integer multiple of that unit below 2**53, so BLAS computes it exactly whatever
+    kernel, blocking or order it uses (the splitting idea of Ozaki, Ogita, Oishi & Rump,
+    "Error-free transformations of matrix multiplication", Numer. Algorithms 59, 2012).
+    The exact slice results are then added from the largest slice to the smallest.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    x = np.asarray(x, dtype=np.float64)
+    m, k = counts.shape[0], x.shape[0]
+    out = np.zeros((m, k))
+    if counts.size == 0 or x.size == 0:
+        return out
+    largest = float(counts.sum(axis=1).max())  # integers: exact
+    bits = 53 - max(1, math.ceil(math.log2(largest + 1)))
+    if bits < 1:
+        raise ValueError("exact_matmul: row sums of counts must stay below 2**52")
+    scale = np.abs(x).max(axis=1)
+    exponent = np.where(scale > 0, np.frexp(scale)[1], 0)  # |x| < 2**exponent, per row
+    rest = x.copy()
+    while rest.any():
+        unit_exp = (exponent - bits)[:, None]  # entries become multiples of 2**unit_exp
+        part = np.ldexp(np.trunc(np.ldexp(rest, -unit_exp)), unit_exp)
+        rest -= part  # exact: part holds the leading bits of rest
+        slice_sums = counts @ part.T  # exact, see above
+        out += slice_sums  # largest slice first; each addition is one rounding
+        exponent = exponent - bits
+    return out

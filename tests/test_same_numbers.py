@@ -1,0 +1,411 @@
+"""Same numbers on every machine: every metric kernel, bit for bit, against pure Python.
+
+``rankkit._numerics`` fixes one order of floating-point operations (sums along ranks and
+over queries left to right, correctly rounded log2 / powers / 2**x, products one IEEE
+operation each). Each reference below computes a metric with Python floats in that order,
+one query and one rank at a time, and the kernel must give the *same double* (``==``),
+on random rankings of 1 to 1000 documents: binary and graded labels, unjudged ranks,
+padding (queries shorter than the matrix) and tie groups. A BLAS product (``@``) or
+numpy's blocked ``sum`` would differ in the last bit on many of these inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Context, Decimal
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankkit as rk
+from rankkit import _numerics
+from rankkit.evaluate import aggregate, score
+from rankkit.rankings import Rankings
+
+SEEDS = range(12)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def random_rankings(seed: int, *, ties: bool = False, kind: str = "graded") -> Rankings:
+    """A few queries, depth 1..1000, some shorter than the matrix, some ranks unjudged."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 6))
+    depth = int(rng.choice([1, 2, 7, 60, 333, 1000]))
+    lengths = rng.integers(0, depth + 1, n)
+    lengths[0] = depth
+    if kind == "binary":
+        grades = rng.integers(0, 2, (n, depth)).astype(float)
+    elif kind == "fraction":
+        grades = rng.choice([0.0, 0.3, 0.7, 1.0], (n, depth))
+    else:
+        grades = rng.integers(0, 5, (n, depth)).astype(float)
+    inside = np.arange(depth) < lengths[:, None]
+    judged = inside & (rng.random((n, depth)) < 0.8)
+    labels = np.where(judged, grades, 0.0)
+    # the ideal: the judged retrieved labels plus some judged but not retrieved
+    extra = rng.integers(0, 20, n)
+    ideal_rows = [
+        sorted(list(labels[q][judged[q]]) + list(grades[q][: extra[q]]), reverse=True) for q in range(n)
+    ]
+    width = max(1, max(map(len, ideal_rows)))
+    ideal = np.zeros((n, width))
+    for q, row in enumerate(ideal_rows):
+        ideal[q, : len(row)] = row
+    tie_ids = None
+    if ties:
+        flat = np.arange(n * depth).reshape(n, depth)
+        starts = rng.random((n, depth)) < 0.4
+        starts[:, 0] = True
+        starts |= ~inside  # padding: a group of its own per rank
+        starts[:, 1:] |= ~inside[:, :-1]
+        first = np.where(starts, flat, 0)
+        tie_ids = np.maximum.accumulate(first, axis=1)
+    return Rankings(
+        labels=labels, judged=judged, lengths=lengths.astype(np.int64), ideal=ideal,
+        n_judged=np.array([len(r) for r in ideal_rows], dtype=np.int64),
+        query_ids=pd.Index([f"q{i}" for i in range(n)]), ties=tie_ids,
+    )
+
+
+def rows(r: Rankings):
+    for q in range(r.n_queries):
+        yield q, [float(x) for x in r.labels[q]]
+
+
+def expected(r: Rankings, q: int, values: list[float]) -> list[float]:
+    """Each value replaced by its tie group's mean: the group's sum, left to right, / size."""
+    if r.ties is None:
+        return values
+    ids = [int(x) for x in r.ties[q]]
+    sums: dict[int, float] = {}
+    sizes: dict[int, int] = {}
+    for i, v in zip(ids, values):
+        sums[i] = sums.get(i, 0.0) + v
+        sizes[i] = sizes.get(i, 0) + 1
+    return [sums[i] / sizes[i] for i in ids]
+
+
+def left_sum(values) -> float:
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
+def cut(values: list[float], k: int | None) -> list[float]:
+    return values if k is None else values[:k]
+
+
+def ratio(num: float, den: float) -> float:
+    return num / den if den > 0 else 0.0
+
+
+DISCOUNT = [float(x) for x in _numerics.discounts(1000)]
+
+
+def power(p: float, i: int) -> float:
+    return float(_numerics.powers(p, i + 1)[i])
+
+
+def exp2(x: float) -> float:
+    return _numerics._exp2_scalar(x)
+
+
+def same(kernel_values, reference_values) -> None:
+    kernel_values = np.asarray(kernel_values, dtype=np.float64)
+    reference_values = np.asarray(reference_values, dtype=np.float64)
+    assert kernel_values.shape == reference_values.shape
+    mismatch = kernel_values != reference_values
+    both_nan = np.isnan(kernel_values) & np.isnan(reference_values)
+    assert not (mismatch & ~both_nan).any(), (kernel_values[mismatch], reference_values[mismatch])
+
+
+# --------------------------------------------------------------------------- primitives
+
+
+def test_log2_of_ranks_is_correctly_rounded():
+    context = Context(prec=80)
+    ln2 = context.ln(Decimal(2))
+    exact = [float(context.divide(context.ln(Decimal(i + 1)), ln2)) for i in range(1, 3001)]
+    assert list(_numerics.log2_ranks(3000)) == exact
+    assert list(_numerics.discounts(3000)) == [1.0 / x for x in exact]
+
+
+@pytest.mark.parametrize("p", [0.5, 0.8, 0.9, 0.95, 0.99, 1 / 3])
+def test_powers_are_correctly_rounded(p):
+    context = Context(prec=80)
+    assert list(_numerics.powers(p, 400)) == [float(context.power(Decimal(p), i)) for i in range(400)]
+
+
+def test_exp2_is_correctly_rounded():
+    context = Context(prec=80)
+    xs = np.array([0.0, 1.0, 4.0, 0.3, 0.7, 2.5, 3.25, 1 / 3, 10.0, -1.0])
+    ln2 = context.ln(Decimal(2))
+    exact = [float(context.exp(context.multiply(Decimal(float(x)), ln2))) for x in xs]
+    assert list(_numerics.exp2(xs)) == exact
+
+
+def test_rank_sum_is_left_to_right():
+    x = np.array([[1e16, 1.0, 1.0, -1e16], [0.1, 0.2, 0.3, 0.0]])
+    assert list(_numerics.rank_sum(x)) == [0.0, (0.1 + 0.2) + 0.3]  # a pairwise sum gives 2.0 / 0.6
+    assert list(_numerics.query_sum(x.T)) == [0.0, (0.1 + 0.2) + 0.3]
+
+
+def test_exact_matmul_is_the_rounded_exact_sum():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 4, (40, 300)).astype(float)
+    x = rng.normal(size=(3, 300)) * rng.choice([1e-12, 1.0, 1e6], (3, 300))
+    got = _numerics.exact_matmul(counts, x)
+    for i in range(40):
+        for j in range(3):
+            exact = sum(Fraction(int(c)) * Fraction(v) for c, v in zip(counts[i], x[j]))
+            assert abs(Fraction(got[i, j]) - exact) <= abs(exact) * Fraction(2) ** -52
+
+
+# --------------------------------------------------------------------------- gain family
+
+
+def ref_gains(r: Rankings, q: int, gain) -> list[float]:
+    labels = [float(x) for x in r.labels[q]]
+    if gain == "linear":
+        g = labels
+    elif gain == "exp":
+        g = [exp2(x) - 1.0 for x in labels]
+    else:
+        g = [gain.get(x, x) if r.judged[q, i] else 0.0 for i, x in enumerate(labels)]
+    return expected(r, q, g)
+
+
+def ref_ideal(r: Rankings, q: int, gain, k) -> list[float]:
+    judged = [float(x) for x in r.ideal[q][: r.n_judged[q]]]
+    if gain == "linear":
+        g = judged
+    elif gain == "exp":
+        g = [exp2(x) - 1.0 for x in judged]
+    else:
+        g = [max(gain.get(x, x), 0.0) for x in judged]
+    return cut(sorted(g, reverse=True), k)
+
+
+def ref_dcg(gains: list[float]) -> float:
+    return left_sum(g * DISCOUNT[i] for i, g in enumerate(gains))
+
+
+GAINS = ["linear", "exp", {1.0: 3.0, 2.0: 9.0, 4.0: 4.5}]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("k", [None, 1, 5, 100])
+def test_gain_metrics_bit_for_bit(seed, ties, k):
+    r = random_rankings(seed, ties=ties)
+    for gain in GAINS:
+        cg, dcg, idcg, ndcg = [], [], [], []
+        for q, _ in rows(r):
+            gains = cut(ref_gains(r, q, gain), k)
+            cg.append(left_sum(gains))
+            dcg.append(ref_dcg(gains))
+            idcg.append(ref_dcg(ref_ideal(r, q, gain, k)))
+            ndcg.append(ratio(dcg[-1], idcg[-1]))
+        same(rk.cumulative_gain(r, k=k, gain=gain), cg)
+        same(rk.dcg(r, k=k, gain=gain), dcg)
+        same(rk.idcg(r, k=k, gain=gain), idcg)
+        same(rk.ndcg(r, k=k, gain=gain), ndcg)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("k", [None, 3, 50])
+def test_rbp_bit_for_bit(seed, ties, k):
+    r = random_rankings(seed, ties=ties)
+    for p in (0.5, 0.8, 0.95):
+        binary, graded, by_query, mz, te = [], [], [], [], []
+        for q, labels in rows(r):
+            weights = [(1.0 - p) * power(p, i) for i in range(len(labels))]
+            hit = cut(expected(r, q, [1.0 if x >= 2 else 0.0 for x in labels]), k)
+            binary.append(left_sum(v * weights[i] for i, v in enumerate(hit)))
+            scaled = cut(expected(r, q, [x / 4.0 for x in labels]), k)
+            graded.append(left_sum(v * weights[i] for i, v in enumerate(scaled)))
+            top = max(max(r.ideal[q], default=0.0), max(labels, default=0.0))
+            scale = top if top > 1.0 else 1.0
+            scaled = cut(expected(r, q, [x / scale for x in labels]), k)
+            by_query.append(left_sum(v * weights[i] for i, v in enumerate(scaled)))
+            length = int(r.lengths[q])
+            unknown = [1.0 if i < length and not r.judged[q, i] else 0.0 for i in range(len(labels))]
+            unknown = cut(expected(r, q, unknown), k)
+            evaluated = length if k is None else min(length, k)
+            partial = left_sum(v * weights[i] for i, v in enumerate(unknown))
+            mz.append(partial + power(p, evaluated))
+            if r.ties is None:
+                chance = 1.0 if any(x > 0 for x in unknown) else 0.0
+                te.append(partial + power(p, evaluated) * chance)
+        same(rk.rbp(r, p=p, k=k, rel=2), binary)
+        same(rk.rbp(r, p=p, k=k, max_grade=4), graded)
+        same(rk.rbp(r, p=p, k=k, max_grade="query"), by_query)
+        same(rk.rbp_residual(r, p=p, k=k), mz)
+        if r.ties is None:
+            same(rk.rbp_residual(r, p=p, k=k, convention="trec_eval"), te)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", ["graded", "fraction"])
+@pytest.mark.parametrize("k", [None, 10])
+def test_err_bit_for_bit(seed, kind, k):
+    r = random_rankings(seed, kind=kind)
+    top = max(float(r.ideal.max(initial=0.0)), float(r.labels.max(initial=0.0)))
+    for p in (1.0, 0.9):
+        out = []
+        for q, labels in rows(r):
+            labels = cut(labels, k)
+            stop = [(exp2(x) - 1.0) / exp2(top) for x in labels]
+            total, reach = 0.0, 1.0
+            for i, s in enumerate(stop):
+                chance = s if i == 0 else s * reach
+                total += chance * (power(p, i) / (i + 1))
+                reach *= 1.0 - s
+            out.append(total)
+        same(rk.err(r, k=k, p=p), out)
+
+
+# --------------------------------------------------------------------------- binary family
+
+
+def relevant_ranks(labels, rel, k=None):
+    return [i + 1 for i, x in enumerate(cut(labels, k)) if x >= rel]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("k", [None, 1, 10, 500])
+def test_set_and_rank_metrics_bit_for_bit(seed, k):
+    r = random_rankings(seed)
+    rel = 2
+    n_rel = [int((r.ideal[q] >= rel).sum()) for q in range(r.n_queries)]
+    p, rec, rr, ap = [], [], [], {"relevant": [], "retrieved": [], "min_k": []}
+    for q, labels in rows(r):
+        ranks = relevant_ranks(labels, rel, k)
+        p.append(ratio(float(len(ranks)), float(int(r.lengths[q]) if k is None else k)))
+        rec.append(ratio(float(len(ranks)), float(n_rel[q])))
+        rr.append(1.0 / ranks[0] if ranks else 0.0)
+        total = left_sum((c + 1.0) / rank for c, rank in enumerate(ranks))
+        ap["relevant"].append(ratio(total, n_rel[q]))
+        ap["retrieved"].append(ratio(total, len(ranks)))
+        ap["min_k"].append(ratio(total, n_rel[q] if k is None else min(n_rel[q], k)))
+    same(rk.precision(r, k=k, rel=rel), p)
+    same(rk.recall(r, k=k, rel=rel), rec)
+    same(rk.reciprocal_rank(r, k=k, rel=rel), rr)
+    for normalize, values in ap.items():
+        same(rk.average_precision(r, k=k, rel=rel, normalize=normalize), values)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("k", [None, 2, 10])
+def test_tie_averaged_counts_bit_for_bit(seed, k):
+    r = random_rankings(seed, ties=True, kind="binary")
+    p, rec, rprec = [], [], []
+    for q, labels in rows(r):
+        hits = left_sum(cut(expected(r, q, [1.0 if x >= 1 else 0.0 for x in labels]), k))
+        p.append(ratio(hits, float(int(r.lengths[q]) if k is None else k)))
+        n_rel = int((r.ideal[q] >= 1).sum())
+        rec.append(ratio(hits, float(n_rel)))
+        prefix = left_sum(expected(r, q, [1.0 if x >= 1 else 0.0 for x in labels])[: min(n_rel, r.depth)])
+        rprec.append(ratio(prefix, float(n_rel)))
+    same(rk.precision(r, k=k), p)
+    same(rk.recall(r, k=k), rec)
+    same(rk.r_precision(r), rprec)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_success_with_ties_bit_for_bit(seed):
+    r = random_rankings(seed, ties=True, kind="binary")
+    for k in (1, 3, 20):
+        if k >= r.depth:
+            continue
+        out = []
+        for q, labels in rows(r):
+            ids = [int(x) for x in r.ties[q]]
+            members = [i for i, g in enumerate(ids) if g == ids[k - 1]]
+            start, size = members[0], len(members)
+            n_rel_group = sum(1 for i in members if labels[i] >= 1)
+            inside = k - start
+            before = any(labels[i] >= 1 for i in range(start))
+            free = size - n_rel_group
+            none = 1.0
+            for j in range(inside):
+                none *= max(free - j, 0) / max(size - j, 1)
+            none = none if free >= inside else 0.0
+            out.append(1.0 if before else 1.0 - none)
+        same(rk.success(r, k=k), out)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_bpref_and_iprec_bit_for_bit(seed):
+    r = random_rankings(seed)
+    rel = 1
+    bp, ip = [], []
+    levels = [0.0, 0.1, 0.25, 0.5, 0.7, 1.0]
+    for q, labels in rows(r):
+        n_rel = int((r.ideal[q] >= rel).sum())
+        n_nonrel = int(r.n_judged[q]) - n_rel
+        total, above = 0.0, 0
+        for i, x in enumerate(labels):
+            if x >= rel:
+                total += 1.0 - ratio(min(above, n_rel), min(n_nonrel, n_rel))
+            elif r.judged[q, i]:
+                above += 1
+        bp.append(ratio(total, n_rel))
+        ranks = relevant_ranks(labels, rel)
+        precisions = [(c + 1.0) / rank for c, rank in enumerate(ranks)]
+        row = []
+        for level in levels:
+            x = level * n_rel
+            count = max(int(math.floor(x) + (x - math.floor(x) >= 0.5)), 1)
+            reached = count <= len(ranks) and n_rel > 0
+            row.append(max(precisions[count - 1:]) if reached else 0.0)
+        ip.append(row)
+    same(rk.bpref(r, rel=rel), bp)
+    same(rk.interpolated_precision(r, recall_levels=levels, rel=rel), ip)
+
+
+# --------------------------------------------------------------------------- pairs, errors, means
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pairwise_and_errors_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    labels = rng.integers(0, 4, n).astype(float)
+    scores = np.round(rng.random(n), 2)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    concordant = sum(1 for i, j in pairs if (labels[i] - labels[j]) * (scores[i] - scores[j]) > 0)
+    discordant = sum(1 for i, j in pairs if (labels[i] - labels[j]) * (scores[i] - scores[j]) < 0)
+    tied_a = sum(1 for i, j in pairs if labels[i] == labels[j])
+    tied_b = sum(1 for i, j in pairs if scores[i] == scores[j])
+    total = n * (n - 1) / 2
+    tau = (concordant - discordant) / math.sqrt((total - tied_a) * (total - tied_b))
+    assert rk.kendall_tau(labels, scores) == min(max(tau, -1.0), 1.0)
+    positive = [s for x, s in zip(labels, scores) if x >= 2]
+    negative = [s for x, s in zip(labels, scores) if x < 2]
+    if positive and negative:
+        wins = sum(1.0 if p > m else 0.5 if p == m else 0.0 for p in positive for m in negative)
+        assert rk.auc(labels, scores, rel=2) == wins / (len(positive) * len(negative))
+    predicted = rng.random(n) * 3
+    squared = left_sum((t - y) * (t - y) for t, y in zip(labels, predicted))
+    absolute = left_sum(abs(t - y) for t, y in zip(labels, predicted))
+    assert rk.mse(labels, predicted) == squared / n
+    assert rk.mae(labels, predicted) == absolute / n
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_means_over_queries_in_query_order(seed):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 3, (int(rng.integers(1, 400)), 30)).astype(float)
+    table = score(labels, ["nDCG@10", "AP", "num_rel_ret"])
+    means = aggregate(table)
+    for column in ("nDCG@10", "AP"):
+        assert means[column] == left_sum(float(x) for x in table[column]) / len(table)
+    assert means["num_rel_ret"] == left_sum(float(x) for x in table["num_rel_ret"])
