@@ -409,3 +409,45 @@ def test_means_over_queries_in_query_order(seed):
     for column in ("nDCG@10", "AP"):
         assert means[column] == left_sum(float(x) for x in table[column]) / len(table)
     assert means["num_rel_ret"] == left_sum(float(x) for x in table["num_rel_ret"])
+
+
+# --------------------------------------------------------------------------- other kernels
+
+_PROBE = r"""
+import numpy as np, pandas as pd, rankkit as rk
+from rankkit.stats import compare
+rng = np.random.default_rng(7)
+labels = np.where(rng.random((300, 700)) < 0.2, rng.integers(0, 4, (300, 700)), 0).astype(float)
+values = [rk.ndcg(labels), rk.ndcg(labels, k=10, gain="exp"), rk.dcg(labels), rk.rbp(labels, p=0.95),
+          rk.err(labels), rk.average_precision(labels), rk.rbp_residual(labels, p=0.9)]
+tables = {name: pd.DataFrame({"m": rng.random(300)}) for name in "abc"}
+for test in ("t", "randomization", "bootstrap"):
+    table = compare(None, tables, "m", test=test, n_resamples=500, seed=1)
+    values.append(table[["diff", "ci_low", "ci_high", "p_value"]].to_numpy().ravel())
+print(" ".join(float(x).hex() for v in values for x in np.ravel(v)))
+"""
+
+
+def test_same_bits_whatever_simd_target_or_blas_kernel():
+    """numpy picks SIMD code by CPU and OpenBLAS a kernel by CPU: neither may change a bit.
+
+    Runs the same computations with numpy's AVX2/AVX-512 targets disabled and with
+    OpenBLAS forced to an old kernel; each must print exactly what the default prints.
+    """
+    import os
+    import platform
+    import subprocess
+    import sys
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the SIMD targets named here are x86-64's")
+
+    def probe(**env):
+        result = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True,
+                                env={**os.environ, **env}, check=True)
+        return result.stdout
+
+    default = probe()
+    assert len(default.split()) > 2000
+    assert probe(NPY_DISABLE_CPU_FEATURES="X86_V3 X86_V4 AVX2 FMA3 AVX512F AVX512_SKX") == default
+    assert probe(OPENBLAS_CORETYPE="Prescott") == default
