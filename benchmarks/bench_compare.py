@@ -66,11 +66,11 @@ def main() -> None:
     start = time.perf_counter()
     stats.permutation_test((a, b), lambda x, y, axis: np.mean(x - y, axis=axis),
                            permutation_type="samples", vectorized=True,
-                           n_resamples=args.resamples, batch=500, rng=np.random.default_rng(0))
+                           n_resamples=args.resamples, batch=500, random_state=np.random.default_rng(0))
     perm = time.perf_counter() - start
     start = time.perf_counter()
     stats.bootstrap((a - b,), np.mean, n_resamples=args.resamples, batch=500,
-                    vectorized=True, rng=np.random.default_rng(0))
+                    vectorized=True, random_state=np.random.default_rng(0))
     boot = time.perf_counter() - start
     for name, seconds, test in (("permutation_test", perm, "randomization"),
                                 ("bootstrap (BCa)", boot, "bootstrap")):

@@ -212,7 +212,17 @@ def _canonical_categories(series: pd.Series, all_used: bool = False) -> pd.Serie
     return pd.Series(new)
 
 
-_STR = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default "str" dtype
+def _string_dtype() -> pd.StringDtype:
+    """pandas' Arrow-backed string dtype with NaN for missing values: ``str`` in pandas 3,
+    ``StringDtype("pyarrow", na_value=np.nan)`` from pandas 2.3, and the same type under
+    its earlier name ``"pyarrow_numpy"`` in pandas 2.1 and 2.2 (public names all)."""
+    try:
+        return pd.StringDtype("pyarrow", na_value=np.nan)
+    except TypeError:  # pandas < 2.3
+        return pd.StringDtype("pyarrow_numpy")
+
+
+_STR = _string_dtype()
 
 
 def _string_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
@@ -220,7 +230,11 @@ def _string_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
         arr = pa.chunked_array([arr])
     if arr.type not in (pa.string(), pa.large_string()):
         arr = arr.cast(pa.string())
-    return pd.Series(pd.arrays.ArrowStringArray(arr, dtype=_STR), copy=False)
+    try:
+        values = _STR.__from_arrow__(arr)  # pandas' Arrow protocol: no copy
+    except (TypeError, ValueError):  # pandas 2.1 takes only 32-bit offsets (string, not large_string)
+        values = _STR.__from_arrow__(arr.cast(pa.string()))
+    return pd.Series(values, copy=False)
 
 
 def _as_labels(values: np.ndarray) -> np.ndarray:
@@ -243,7 +257,7 @@ def _from_frame(df: pd.DataFrame, kind: str) -> pd.DataFrame:
     for col in ("query_id", "doc_id"):
         series = df[col]
         if series.isna().any():
-            row = series.index[series.isna().to_numpy()][0]
+            row = _plain(series.index[series.isna().to_numpy()][0])
             raise ValueError(f"{kind} DataFrame: {col} is missing in row {row!r}")
         if col == "query_id" and isinstance(series.dtype, pd.CategoricalDtype):
             ids.append(_canonical_categories(series))
@@ -255,12 +269,17 @@ def _from_frame(df: pd.DataFrame, kind: str) -> pd.DataFrame:
     except (TypeError, ValueError):
         values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
         bad = np.isnan(values) & raw.notna().to_numpy()
-        row = raw.index[bad][0] if bad.any() else raw.index[0]
+        row = _plain(raw.index[bad][0] if bad.any() else raw.index[0])
         raise ValueError(f"{kind} DataFrame: {value_col} must be a number, got {raw[row]!r} in row {row!r}") from None
     out = _frame(ids[0], ids[1], values, kind)
     _check_values(out, kind, where=f"{kind} DataFrame")
     _check_duplicates(out, kind, where=f"{kind} DataFrame")
     return out
+
+
+def _plain(label: Any) -> Any:
+    """An index label as Python shows it (``1``, not numpy 2's ``np.int64(1)``)."""
+    return label.item() if isinstance(label, np.generic) else label
 
 
 def _arrow_strings(series: pd.Series) -> pa.ChunkedArray:

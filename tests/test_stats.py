@@ -144,7 +144,7 @@ def test_randomization_within_monte_carlo_error_of_scipy(shift):
                     test="randomization", n_resamples=n_resamples, seed=4)
     ref = stats.permutation_test((a, b), mean_diff, permutation_type="samples",
                                  vectorized=True, n_resamples=n_resamples,
-                                 rng=np.random.default_rng(9)).pvalue
+                                 random_state=np.random.default_rng(9)).pvalue
     p = table["p_value"].iloc[0]
     # Two independent Monte Carlo estimates of the same p: sd of the difference is
     # sqrt(2 p (1 - p) / B); allow 4 sd plus the +1 adjustment.
@@ -216,7 +216,7 @@ def test_bootstrap_interval_equals_scipy_with_the_same_stream(method):
                     bootstrap_ci=method.lower())
     ref = stats.bootstrap((a - b,), np.mean, n_resamples=4000, vectorized=True,
                           confidence_level=0.9, method=method,
-                          rng=np.random.default_rng(12))
+                          random_state=np.random.default_rng(12))
     row = table.iloc[0]
     assert row["ci_low"] == pytest.approx(ref.confidence_interval.low, rel=1e-12)
     assert row["ci_high"] == pytest.approx(ref.confidence_interval.high, rel=1e-12)
@@ -234,7 +234,7 @@ def test_bootstrap_within_monte_carlo_error_of_scipy_other_seed():
     table = compare(None, {"b": pd.DataFrame({"m": b}), "a": pd.DataFrame({"m": a})}, "m",
                     test="bootstrap", n_resamples=10_000, seed=0)
     ref = stats.bootstrap((a - b,), np.mean, n_resamples=10_000, vectorized=True,
-                          rng=np.random.default_rng(99))
+                          random_state=np.random.default_rng(99))
     se = ref.standard_error
     assert table["ci_low"].iloc[0] == pytest.approx(ref.confidence_interval.low, abs=0.1 * se)
     assert table["ci_high"].iloc[0] == pytest.approx(ref.confidence_interval.high, abs=0.1 * se)
