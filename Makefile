@@ -3,19 +3,25 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 OUT    ?= build/notebooks
+# Versions that produced the stored notebook outputs (refresh: make lock)
+LOCK   := .ci/lock.txt
+# The declared minimum versions (pyproject.toml's floors)
+OLDEST := .ci/oldest.txt
+OLD    ?= .venv-oldest
+NBRUN  := -m jupyter nbconvert --log-level=ERROR --to notebook --execute
 
-.PHONY: demo test bench clean
+.PHONY: demo test test-oldest notebooks lock bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(VENV)/.notebooks: $(PY) pyproject.toml
-	$(PY) -m pip install --quiet -e ".[notebooks]"
+$(VENV)/.notebooks: $(PY) pyproject.toml $(LOCK)
+	$(PY) -m pip install --quiet -c $(LOCK) -e ".[notebooks]"
 	touch $@
 
-$(VENV)/.test: $(PY) pyproject.toml
-	$(PY) -m pip install --quiet -e ".[test]"
+$(VENV)/.test: $(PY) pyproject.toml $(LOCK)
+	$(PY) -m pip install --quiet -c $(LOCK) -e ".[test]"
 	touch $@
 
 $(VENV)/.bench: $(VENV)/.test
@@ -28,11 +34,41 @@ demo: $(VENV)/.notebooks
 	@echo
 	@echo "Rendered notebooks: $(abspath $(OUT))"
 
+# Unit, conformance, doctests and strict nbval on every notebook, with the locked versions.
 test: $(VENV)/.test
 	$(PY) -m pytest -q
+
+# The library tests and doctests on the declared minimum versions, and every notebook
+# executed there (its outputs are compared in `make test`, with the locked versions).
+$(OLD)/.test: pyproject.toml $(OLDEST)
+	$(PYTHON) -m venv $(OLD)
+	$(OLD)/bin/python -m pip install --quiet --upgrade pip
+	$(OLD)/bin/python -m pip install --quiet -c $(OLDEST) -e ".[test,notebooks]"
+	touch $@
+
+test-oldest: $(OLD)/.test
+	$(OLD)/bin/python -m pip list 2>/dev/null | grep -i -E '^(numpy|pandas|pyarrow|scipy|matplotlib) '
+	$(OLD)/bin/python -m pytest -q tests rankkit
+	$(OLD)/bin/python $(NBRUN) --output-dir build/oldest notebooks/*.ipynb
+
+# Restart & Run All, every notebook in place (then read the output diff before committing).
+notebooks: $(VENV)/.notebooks
+	$(PY) $(NBRUN) --inplace --ExecutePreprocessor.record_timing=False notebooks/*.ipynb
+
+# Newest releases of every dependency into the lock; then `make notebooks`, read the diff.
+lock:
+	rm -rf .venv-lock
+	$(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install --quiet --upgrade pip
+	.venv-lock/bin/python -m pip install --quiet -e ".[test,notebooks]"
+	head -2 $(LOCK) > $(LOCK).new
+	.venv-lock/bin/python -m pip freeze --exclude-editable | grep -v '^rankkit' >> $(LOCK).new
+	mv $(LOCK).new $(LOCK)
+	rm -rf .venv-lock
+	rm -f $(VENV)/.test $(VENV)/.notebooks
 
 bench: $(VENV)/.bench
 	$(PY) benchmarks/bench_evaluate.py
 
 clean:
-	rm -rf $(VENV) build
+	rm -rf $(VENV) $(OLD) build

@@ -1,0 +1,44 @@
+"""The declared dependency range is the tested one.
+
+``pyproject.toml`` declares floors; ``make test-oldest`` installs ``.ci/oldest.txt`` and runs
+the library tests there, so the two must name the same versions. ``make test`` installs
+``.ci/lock.txt``, which must lie inside the declared range.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+    return parts + (0,) * (3 - len(parts))
+
+
+def _floors() -> dict[str, tuple[int, ...]]:
+    block = re.search(r"^dependencies = \[(.*?)^\]", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
+    found = re.findall(r'"([A-Za-z0-9_.-]+)>=([0-9.]+)"', block.group(1))
+    return {name.lower(): _version(v) for name, v in found}
+
+
+def _pins(name: str) -> dict[str, tuple[int, ...]]:
+    lines = (ROOT / ".ci" / name).read_text().splitlines()
+    pairs = (line.split("==") for line in lines if "==" in line and not line.startswith("#"))
+    return {package.strip().lower().replace("_", "-"): _version(v) for package, v in pairs}
+
+
+def test_every_dependency_has_a_floor():
+    assert set(_floors()) == {"numpy", "pandas", "scipy", "matplotlib", "pyarrow"}
+
+
+def test_oldest_environment_pins_exactly_the_declared_floors():
+    assert _pins("oldest.txt") == _floors()
+
+
+def test_lock_lies_inside_the_declared_range():
+    lock = _pins("lock.txt")
+    for package, floor in _floors().items():
+        assert lock[package] >= floor, package
