@@ -257,11 +257,12 @@ def exp2(x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- exact products
 
 
-def exact_matmul(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
+def exact_matmul(counts: np.ndarray, x: np.ndarray, row_sum: int | None = None) -> np.ndarray:
     """``counts @ x.T`` computed exactly, then rounded in one fixed order.
 
     ``counts`` (m, n) holds non-negative integers (resampling counts, sign-flip bits),
-    ``x`` (k, n) any finite doubles; the result has shape (m, k).
+    ``x`` (k, n) any finite doubles; the result has shape (m, k). ``row_sum`` bounds the
+    row sums of ``counts`` (computed when not given).
 
     Each row of ``x`` is split into slices whose entries are integer multiples of one
     unit with at most ``b`` significant bits, where ``b`` leaves room for the largest row
@@ -269,26 +270,32 @@ def exact_matmul(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
     an integer multiple of that unit below 2**53, so BLAS computes it exactly whatever
     kernel, blocking or order it uses (the splitting idea of Ozaki, Ogita, Oishi & Rump,
     "Error-free transformations of matrix multiplication", Numer. Algorithms 59, 2012).
-    The exact slice results are then added from the largest slice to the smallest.
+    All slices go through one product (reading ``counts`` once); the exact slice results
+    are then added from the largest slice to the smallest.
     """
     counts = np.asarray(counts, dtype=np.float64)
     x = np.asarray(x, dtype=np.float64)
     m, k = counts.shape[0], x.shape[0]
-    out = np.zeros((m, k))
     if counts.size == 0 or x.size == 0:
-        return out
-    largest = float(counts.sum(axis=1).max())  # integers: exact
-    bits = 53 - max(1, math.ceil(math.log2(largest + 1)))
+        return np.zeros((m, k))
+    if row_sum is None:
+        row_sum = int(counts.sum(axis=1).max())  # integers: exact
+    bits = 53 - max(1, math.ceil(math.log2(row_sum + 1)))
     if bits < 1:
         raise ValueError("exact_matmul: row sums of counts must stay below 2**52")
     scale = np.abs(x).max(axis=1)
     exponent = np.where(scale > 0, np.frexp(scale)[1], 0)  # |x| < 2**exponent, per row
-    rest = x.copy()
+    rest, slices = x.copy(), []
     while rest.any():
         unit_exp = (exponent - bits)[:, None]  # entries become multiples of 2**unit_exp
         part = np.ldexp(np.trunc(np.ldexp(rest, -unit_exp)), unit_exp)
         rest -= part  # exact: part holds the leading bits of rest
-        slice_sums = counts @ part.T  # exact, see above
-        out += slice_sums  # largest slice first; each addition is one rounding
+        slices.append(part)
         exponent = exponent - bits
+    if not slices:
+        return np.zeros((m, k))
+    products = counts @ np.concatenate(slices).T  # exact, see above: (m, k * n_slices)
+    out = products[:, :k].copy()
+    for j in range(1, len(slices)):  # largest slice first; each addition one rounding
+        out += products[:, j * k:(j + 1) * k]
     return out

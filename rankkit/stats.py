@@ -426,7 +426,7 @@ def _randomization_pvalues(d: np.ndarray, n_resamples: int, rng: np.random.Gener
         for start in range(0, n_total, batch):
             codes = np.arange(start, min(start + batch, n_total), dtype=np.int64)
             bits = ((codes[:, None] >> np.arange(n)) & 1).astype(np.float64)
-            null = 2.0 * exact_matmul(bits, d) - total  # sum of s_i d_i with s = 2 bit - 1
+            null = 2.0 * exact_matmul(bits, d, n) - total  # sum of s_i d_i with s = 2 bit - 1
             count += (np.abs(null) >= observed).sum(axis=0)
         return np.minimum(count / n_total, 1.0)
     n_bytes = (n + 7) // 8
@@ -434,7 +434,7 @@ def _randomization_pvalues(d: np.ndarray, n_resamples: int, rng: np.random.Gener
         size = min(batch, n_resamples - start)
         packed = rng.integers(0, 256, size=(size, n_bytes), dtype=np.uint8)
         bits = np.unpackbits(packed, axis=1, count=n).astype(np.float64)
-        null = 2.0 * exact_matmul(bits, d) - total
+        null = 2.0 * exact_matmul(bits, d, n) - total
         count += (np.abs(null) >= observed).sum(axis=0)
     return (count + 1) / (n_resamples + 1)
 
@@ -462,7 +462,7 @@ def _bootstrap(d: np.ndarray, alpha: float, n_resamples: int, rng: np.random.Gen
             counts[r:r + len(block)] = np.bincount(
                 (block + offsets[:len(block)]).ravel(), minlength=len(block) * n
             ).reshape(len(block), n)
-        means[start:start + size] = exact_matmul(counts[:size], d) / n
+        means[start:start + size] = exact_matmul(counts[:size], d, n) / n
     theta = exact_matmul(np.ones((1, n)), d)[0] / n  # as the resampled means are
 
     # Shift method: mean* - mean is distributed like the mean under H0.
