@@ -53,6 +53,12 @@ class Rankings:
     has_run, has_qrels : ndarray of bool, shape (n_queries,), or None
         Set by :func:`rank`: whether the query appears in the run / in the judgments
         (``evaluate`` uses them for its ``queries=`` policy). None for bare arrays.
+    pooled : ndarray of bool, shape (n_queries, depth), or None
+        Whether the document at that rank is in the qrels at all, judged or with a label
+        below 0 ("pooled but not judged", trec_eval's -2, which infAP and relstring tell
+        apart from documents outside the pool). None means the same as ``judged``.
+    run_name : str or None
+        The run's tag (trec_eval's ``runid``), set by :func:`rank`.
 
     Examples
     --------
@@ -74,6 +80,8 @@ class Rankings:
     scalar: bool = False
     has_run: np.ndarray | None = None
     has_qrels: np.ndarray | None = None
+    pooled: np.ndarray | None = None
+    run_name: str | None = None
 
     def __post_init__(self) -> None:
         n, depth = self.labels.shape
@@ -91,6 +99,8 @@ class Rankings:
             flags = getattr(self, name)
             if flags is not None and flags.shape != (n,):
                 raise ValueError(f"{name} must have shape {(n,)}, got {flags.shape}")
+        if self.pooled is not None and self.pooled.shape != (n, depth):
+            raise ValueError(f"pooled must have shape {(n, depth)}, got {self.pooled.shape}")
 
     @property
     def n_queries(self) -> int:
@@ -105,6 +115,11 @@ class Rankings:
 
     def __repr__(self) -> str:
         return f"Rankings(n_queries={self.n_queries}, depth={self.depth}, ties={'average' if self.ties is not None else None})"
+
+    @property
+    def in_pool(self) -> np.ndarray:
+        """Whether the document at each rank is in the qrels (judged, or labelled below 0)."""
+        return self.judged if self.pooled is None else self.pooled
 
     def relevant(self, rel: float = 1) -> np.ndarray:
         """Boolean matrix: the document at each rank has label >= ``rel``."""
@@ -202,7 +217,15 @@ def as_rankings(x: Any) -> Rankings:
 TIES = ("docno", "optimistic", "pessimistic", "average")
 
 
-def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None, rel: float = 1) -> Rankings:
+def rank(
+    qrels: Any,
+    run: Any,
+    *,
+    ties: str = "docno",
+    depth: int | None = None,
+    rel: float = 1,
+    judged_only: bool = False,
+) -> Rankings:
     """Join a run with its judgments and order every query: the :class:`Rankings` of a run.
 
     Each query's documents are ordered by score, descending; documents with equal scores
@@ -235,6 +258,10 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         Relevance threshold, accepted for symmetry with the metrics. The optimistic and
         pessimistic orders sort by the label itself, which is the best / worst case for every
         threshold, so ``rel`` does not change the result.
+    judged_only : bool, default=False
+        Keep only the retrieved documents that have a judgment (label >= 0), in their order,
+        after the ``depth`` cut: trec_eval ``-J``. Queries keep their place (``has_run``)
+        even when none of their documents is judged.
 
     Returns
     -------
@@ -273,8 +300,11 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     ties = check_option(ties, TIES, "ties")
     depth = check_k(depth, "depth")
     check_rel(rel)
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise ValueError(f"judged_only must be True or False, got {judged_only!r}")
     qrels = read_qrels(qrels)
     run = read_run(run)
+    run_name = run.attrs.get("name")
     # Arrays of ~n_run elements are freed (del) as soon as they are used: at 10 million
     # lines each one is 40-80 MB.
     run_d, qrels_d = _arrow_ids(run.doc_id), _arrow_ids(qrels.doc_id)
@@ -378,6 +408,11 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         del perm, tied, moved_to, at, hit_tied
     del order, run_doc_key
 
+    in_run = counts > 0
+    if judged_only:  # trec_eval -J: the judged documents alone, in their order (after -M)
+        q_sorted, counts, rows, grade, start = _judged_only(q_sorted, counts, rows, grade, start, depth)
+        depth = None
+
     # Padded matrices: row = query code, column = position within the query. Only the
     # judged ranks are written; the rest keep the zeros (label 0, not judged).
     width = int(counts.max()) if counts.size else 0
@@ -393,6 +428,10 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
     label_matrix.ravel()[flat] = np.maximum(grade, 0.0)
     judged_matrix = np.zeros((n, width), dtype=bool)
     judged_matrix.ravel()[flat] = grade >= 0
+    pooled_matrix = None  # in the qrels with a label below 0: pooled, not judged
+    if (grade < 0).any():
+        pooled_matrix = np.zeros((n, width), dtype=bool)
+        pooled_matrix.ravel()[flat] = True
     del rows, q_hit, column, keep, flat, grade
     tie_ids = None
     if ties == "average":
@@ -429,9 +468,34 @@ def rank(qrels: Any, run: Any, *, ties: str = "docno", depth: int | None = None,
         n_judged=n_judged.astype(np.int64),
         query_ids=pd.Index(query_ids, dtype=str, name="query_id"),
         ties=tie_ids,
-        has_run=counts > 0,
+        has_run=in_run,
         has_qrels=np.bincount(jq, minlength=n) > 0,
+        pooled=pooled_matrix,
+        run_name=run_name,
     )
+
+
+def _judged_only(q_sorted, counts, rows, grade, start, depth):
+    """The ordered run reduced to its judged documents (trec_eval ``-J``), as
+    ``(q_sorted, counts, rows, grade, start)`` of that shorter run.
+
+    ``rows`` (positions of the judged-or-pooled documents in the ordered run) and
+    ``grade`` (their labels) come from the lookup; ``depth`` (trec_eval ``-M``) cuts
+    each query first. Documents keep their order; a tie group is what remains of one.
+    """
+    by_rank = np.argsort(rows, kind="stable")  # the tie orders moved some rows
+    rows, grade = rows[by_rank], grade[by_rank]
+    offsets = np.cumsum(counts) - counts
+    column = rows - offsets[q_sorted[rows]]
+    survive = grade >= 0
+    if depth is not None:
+        survive &= column < depth
+    rows, grade = rows[survive], grade[survive]
+    q = q_sorted[rows]
+    group = np.cumsum(start)[rows]
+    new_start = np.ones(len(rows), dtype=bool)
+    np.not_equal(group[1:], group[:-1], out=new_start[1:])
+    return q, np.bincount(q, minlength=len(counts)), np.arange(len(rows)), grade, new_start
 
 
 def _group_starts(scores: np.ndarray, same_query: np.ndarray) -> np.ndarray:

@@ -19,8 +19,9 @@ needs_conformance = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="trec_ev
 
 # --------------------------------------------------------------------------- reference
 
-def reference(qrels: dict, run: dict, ties: str = "docno", depth: int | None = None):
-    """rank() the slow way: Python's sorted per query (trec_eval: score desc, then docno desc)."""
+def reference(qrels: dict, run: dict, ties: str = "docno", depth: int | None = None, judged_only=False):
+    """rank() the slow way: Python's sorted per query (trec_eval: score desc, then docno desc);
+    ``judged_only``: then only the judged documents (trec_eval -M, then -J)."""
     queries = sorted(set(qrels) | set(run))
     rows = {}
     for q in queries:
@@ -38,17 +39,20 @@ def reference(qrels: dict, run: dict, ties: str = "docno", depth: int | None = N
         else:  # pessimistic
             ordered = sorted(docs, key=lambda d: (docs[d], -label(d), d), reverse=True)
         ordered = ordered[:depth]
+        if judged_only:
+            ordered = [d for d in ordered if d in judged and judged[d] >= 0]
         rows[q] = dict(
             labels=[label(d) for d in ordered],
             judged=[d in judged and judged[d] >= 0 for d in ordered],
+            pooled=[d in judged for d in ordered],
             ideal=sorted((v for v in judged.values() if v >= 0), reverse=True),
             scores=[docs[d] for d in ordered],
         )
     return queries, rows
 
 
-def assert_matches(r: Rankings, qrels: dict, run: dict, ties: str = "docno", depth=None):
-    queries, rows = reference(qrels, run, ties, depth)
+def assert_matches(r: Rankings, qrels: dict, run: dict, ties: str = "docno", depth=None, judged_only=False):
+    queries, rows = reference(qrels, run, ties, depth, judged_only)
     assert list(r.query_ids) == queries
     assert r.has_run.tolist() == [q in run and len(run[q]) > 0 for q in queries]
     assert r.has_qrels.tolist() == [q in qrels and len(qrels[q]) > 0 for q in queries]
@@ -59,6 +63,7 @@ def assert_matches(r: Rankings, qrels: dict, run: dict, ties: str = "docno", dep
         assert r.labels[i, :n].tolist() == want["labels"]
         assert not r.labels[i, n:].any() and not r.judged[i, n:].any()
         assert r.judged[i, :n].tolist() == want["judged"]
+        assert r.in_pool[i, :n].tolist() == want["pooled"]
         m = len(want["ideal"])
         assert r.n_judged[i] == m
         assert r.ideal[i, :m].tolist() == want["ideal"] and not r.ideal[i, m:].any()
@@ -206,10 +211,12 @@ labels = st.integers(-1, 3)
     st.dictionaries(query_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=10), max_size=4),
     st.sampled_from(["docno", "optimistic", "pessimistic"]),
     st.one_of(st.none(), st.integers(1, 6)),
+    st.booleans(),
 )
-def test_matches_reference(qrels, run, ties, depth):
+def test_matches_reference(qrels, run, ties, depth, judged_only):
     qrels = {q: docs for q, docs in qrels.items() if docs}
-    assert_matches(rank(qrels, run, ties=ties, depth=depth), qrels, run, ties, depth)
+    r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only)
+    assert_matches(r, qrels, run, ties, depth, judged_only)
 
 
 @settings(max_examples=60)
@@ -314,3 +321,18 @@ def test_frames_in_any_row_order_match_reference(qrels, run, random):
     random.shuffle(judged)
     qrels_frame = pd.DataFrame(judged, columns=["query_id", "doc_id", "relevance"], dtype=object)
     assert_matches(rank(qrels_frame, frame), qrels, run)
+
+
+def test_judged_only_keeps_order_tie_groups_and_queries():
+    qrels = {"q1": {"a": 2, "b": 0, "c": -1, "d": 1}, "q2": {"x": 1}}
+    run = {"q1": {"a": 0.5, "b": 0.9, "c": 0.7, "e": 0.8, "d": 0.5}, "q2": {"y": 1.0}}
+    full = rank(qrels, run)
+    assert full.labels[0].tolist() == [0, 0, 0, 1, 2]  # b e c d a: d before a (docno desc)
+    assert full.in_pool[0].tolist() == [True, False, True, True, True]  # c: label -1, pooled
+    r = rank(qrels, run, judged_only=True, ties="average")
+    assert r.labels[0].tolist() == [0, 1, 2] and r.lengths.tolist() == [3, 0]
+    assert r.ties[0].tolist() == [0, 1, 1]  # d and a: still one tie group
+    assert r.has_run.tolist() == [True, True]  # q2 retrieved nothing judged, yet is in the run
+    assert rank(qrels, run, judged_only=True, depth=3).labels[0].tolist() == [0]  # -M before -J
+    with pytest.raises(ValueError, match="judged_only must be True or False"):
+        rank(qrels, run, judged_only="yes")
