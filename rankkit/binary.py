@@ -17,6 +17,7 @@ a parameter selects it and its docstring says which is which.
 
 from __future__ import annotations
 
+import numbers
 from typing import Literal, Union
 
 import numpy as np
@@ -29,7 +30,8 @@ from .rankings import Rankings, RankingsLike, as_rankings
 __all__ = [
     "precision", "recall", "r_precision", "success", "average_precision",
     "reciprocal_rank", "bpref", "judged", "num_retrieved", "num_relevant",
-    "num_relevant_retrieved", "interpolated_precision", "pr_curve",
+    "num_relevant_retrieved", "interpolated_precision", "pr_curve", "relative_precision",
+    "num_nonrelevant_judged_retrieved", "interpolated_precision_average",
 ]
 
 FloatResult = Union[float, np.ndarray]
@@ -194,6 +196,26 @@ def num_relevant_retrieved(rankings: RankingsLike, *, rel: float = 1) -> FloatRe
     return r.result(r.relevant(check_rel(rel)).sum(axis=1))
 
 
+def num_nonrelevant_judged_retrieved(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
+    """Number of judged non-relevant documents retrieved per query (trec_eval
+    ``num_nonrel_judged_ret``): judged, with a label below ``rel``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit import Rankings
+    >>> r = Rankings(labels=np.array([[1.0, 0.0, 0.0]]), judged=np.array([[True, True, False]]),
+    ...              lengths=np.array([3]), ideal=np.array([[1.0, 0.0]]), n_judged=np.array([2]),
+    ...              query_ids=pd.Index(["q"]))
+    >>> num_nonrelevant_judged_retrieved(r)   # the unjudged third document does not count
+    array([1.])
+    """
+    r = as_rankings(rankings)
+    rel = check_rel(rel)
+    retrieved = np.arange(r.depth) < r.lengths[:, None]
+    return r.result((r.judged & retrieved & ~r.relevant(rel)).sum(axis=1))
+
+
 # --------------------------------------------------------------------------- set-based at k
 
 
@@ -278,16 +300,24 @@ def recall(
     return r.result(_ratio(_hits(r, rel, k), n_rel))
 
 
-def r_precision(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatResult:
+def r_precision(
+    rankings: RankingsLike, *, multiple: float = 1.0, rel: float = 1, n_relevant=None
+) -> FloatResult:
     """R-precision: precision at rank R, where R is the number of relevant documents.
 
     Rprec = (number of relevant documents in the top R) / R  (trec_eval ``Rprec``; the
     denominator stays R when fewer than R documents were retrieved). It equals recall at R.
+    With ``multiple`` = x, the cutoff is c = floor(x * R + 0.9) and the value is the
+    precision at c, relevant documents in the top c over c (trec_eval ``Rprec_mult_x``,
+    which rounds x * R that way, e.g. c = 1 for R = 4 and x = 0.2); 0.0 when c = 0.
 
     Parameters
     ----------
     rankings : Rankings or array-like of shape (n_queries, depth)
         Labels in rank order.
+    multiple : float >= 0, default=1.0
+        The cutoff as a multiple of R (trec_eval's ``Rprec_mult`` defaults: 0.2, 0.4, ...,
+        2.0). ``1.0`` is R-precision.
     rel : float, default=1
         Relevance threshold: label >= rel is relevant.
     n_relevant : int, array-like of shape (n_queries,) or None, default=None
@@ -305,17 +335,61 @@ def r_precision(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> F
     0.5
     >>> r_precision([1, 0, 1], n_relevant=4)
     0.5
+    >>> r_precision([1, 0, 1, 0, 0], multiple=2.0)   # c = 4: 2 relevant in the top 4
+    0.5
     """
     r = as_rankings(rankings)
     rel = check_rel(rel)
+    if isinstance(multiple, (bool, np.bool_)) or not isinstance(multiple, numbers.Real) or not (
+        np.isfinite(multiple) and multiple >= 0
+    ):
+        raise ValueError(f"multiple must be a non-negative number, got {multiple!r}")
     n_rel = _n_relevant(r, rel, n_relevant)
+    cut = np.floor(float(multiple) * n_rel + 0.9).astype(np.int64)  # (long) (x * R + 0.9)
     if r.ties is None:
         ranks = _relevant_ranks(r.relevant(rel))[0]
-        hits = ((ranks > 0) & (ranks <= n_rel[:, None])).sum(axis=1)
+        hits = ((ranks > 0) & (ranks <= cut[:, None])).sum(axis=1)
     else:
         counts = _prefix_counts(r.expected(r.relevant(rel).astype(np.float64)))
-        hits = counts[np.arange(r.n_queries), np.minimum(n_rel, r.depth)]
-    return r.result(_ratio(hits, n_rel))
+        hits = counts[np.arange(r.n_queries), np.minimum(cut, r.depth)]
+    return r.result(_ratio(hits, cut))
+
+
+def relative_precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:
+    """Relative precision at ``k``: P@k divided by the best P@k possible, min(k, R) / k.
+
+    RelP@k = (relevant documents in the top k) / min(k, R)  (trec_eval ``relative_P_k``):
+    1.0 whenever the top k holds as many relevant documents as it can, so unlike P@k it
+    does not punish a query with fewer than k relevant documents.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole list (trec_eval ``set_relative_P``: relevant
+        retrieved / min(number retrieved, R)).
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; 0.0 for a query with no relevant document (or nothing retrieved, for
+        ``k=None``). With tie groups, the expected value over their orders.
+
+    Examples
+    --------
+    >>> relative_precision([1, 0, 1, 0], k=4)   # R = 2: 2 of the best possible 2
+    1.0
+    >>> precision([1, 0, 1, 0], k=4)
+    0.5
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    rel = check_rel(rel)
+    best = np.minimum(r.lengths if k is None else k, r.n_relevant(rel))
+    return r.result(_ratio(_hits(r, rel, k), best))
 
 
 def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:
@@ -695,6 +769,80 @@ def interpolated_precision(
             at = np.minimum(cut, ranks.shape[1]) - 1
             out[:, j] = np.where(reached, best[rows, at], 0.0)
     return out[0] if r.scalar else out
+
+
+def interpolated_precision_average(
+    rankings: RankingsLike,
+    *,
+    recall_levels=None,
+    rel: float = 1,
+    n_relevant=None,
+    rounding: Literal["nearest", "plus_0.9"] = "nearest",
+) -> FloatResult:
+    """Mean interpolated precision over recall levels: trec_eval ``11pt_avg``.
+
+    With the 11 standard levels 0.0, 0.1, ..., 1.0 this is the classic 11-point
+    interpolated average precision (Salton & McGill 1983; Manning, Raghavan & Schütze,
+    *Introduction to Information Retrieval*, 2008, sec. 8.4): for ascending levels, the
+    mean of :func:`interpolated_precision` at those levels, added in level order.
+
+    Levels are taken in the order given, as trec_eval 10 does (``m_11pt_avg.c`` walks the
+    relevant documents from the last up while it walks the levels from the last down):
+    a level whose count c = round(l * R) is more than the relevant documents retrieved
+    scores 0 if it and every level after it do; otherwise, going down the list, a level
+    is matched at its c-th relevant document while c does not exceed the previous
+    match, and the first level that breaks this order, and every level before it, gets
+    the interpolated precision at the first relevant document. For ascending levels
+    every level is matched.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    recall_levels : array-like of float in [0, 1] or None, default=None
+        ``None`` gives the 11 standard levels.
+    rel, n_relevant, rounding
+        As in :func:`interpolated_precision` (``rounding="nearest"``: trec_eval 10).
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; 0.0 for a query with no relevant document retrieved.
+
+    Examples
+    --------
+    Source 002, ranking 1 (O X O O O O X X X O), three levels:
+
+    >>> interpolated_precision([1, 0, 1, 1, 1, 1, 0, 0, 0, 1], recall_levels=[0, 0.5, 1]).round(4)
+    array([1.    , 0.8333, 0.6   ])
+    >>> round(interpolated_precision_average([1, 0, 1, 1, 1, 1, 0, 0, 0, 1], recall_levels=[0, 0.5, 1]), 4)
+    0.8111
+    """
+    r = as_rankings(rankings)
+    levels = _check_levels(recall_levels)
+    rounding = check_option(rounding, ROUNDINGS, "rounding")
+    rel = check_rel(rel)
+    n_rel = _n_relevant(r, rel, n_relevant)
+    _no_ties(r, "interpolated_precision_average")
+    ranks, n_found = _relevant_ranks(r.relevant(rel))[:2]
+    best = _interpolate(_precision_at_relevant(ranks))  # best[:, t - 1]: at the t-th relevant
+    rows = np.arange(r.n_queries)
+    first = best[:, 0] if best.shape[1] else np.zeros(r.n_queries)
+    values = np.zeros((r.n_queries, levels.size))
+    skipping = np.ones(r.n_queries, dtype=bool)  # trailing levels beyond what was found
+    stuck = np.zeros(r.n_queries, dtype=bool)
+    reached = n_found.copy()  # the walk's current relevant document
+    for j in range(levels.size - 1, -1, -1):  # a few levels; every query at once
+        cut = _recall_cut(levels[j] * n_rel, rounding)
+        skipping &= cut > n_found
+        walking = ~skipping & ~stuck
+        match = walking & (cut >= 1) & (cut <= reached)
+        stuck |= walking & ~match
+        at = np.clip(cut - 1, 0, max(best.shape[1] - 1, 0))
+        matched = best[rows, at] if best.shape[1] else np.zeros(r.n_queries)
+        values[:, j] = np.where(match, matched, np.where(stuck, first, 0.0))
+        reached = np.where(match, cut, reached)
+    return r.result(rank_sum(values) / levels.size)
 
 
 def pr_curve(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> pd.DataFrame:

@@ -1,7 +1,7 @@
-"""Metric specs, the metric registry, and ``evaluate``: score a run against judgments.
+"""``evaluate``: score a run against judgments, one row per query; ``score`` and ``aggregate``.
 
-A metric is named by a *spec*, one syntax everywhere (the command line, ``evaluate``,
-notebooks)::
+Metrics are named by specs (:mod:`rankkit.specs`), one syntax everywhere (the command line,
+``evaluate``, notebooks)::
 
     NAME(param=value, ...)@k      e.g.  nDCG@10   nDCG(gain='exp')@10   AP(normalize='min_k')@5
                                         RBP(p=0.9)   P(rel=2)@5   iprec(recall=0.1)
@@ -20,20 +20,19 @@ parameters a spec may set, whether it takes a cutoff, and how trec_eval aggregat
 
 from __future__ import annotations
 
-import ast
-import re
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, fields, replace
-from typing import Any, Callable
+from dataclasses import fields, replace
+from decimal import Context, Decimal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import binary, graded
 from ._numerics import query_sum
 from ._validation import check_option, check_rel
 from .rankings import Rankings, as_rankings, rank
+from .specs import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
 
 __all__ = [
     "Metric", "MetricInfo", "REGISTRY", "parse_metric", "expand_metrics", "score",
@@ -42,378 +41,6 @@ __all__ = [
 
 QUERY_POLICIES = ("run", "qrels")
 TIE_POLICIES = ("docno", "optimistic", "pessimistic", "average")
-
-
-# --------------------------------------------------------------------------- registry
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    """One row of the registry.
-
-    Attributes
-    ----------
-    func : callable
-        ``func(rankings, **params)`` -> one value per query.
-    params : tuple of str
-        The keyword parameters a spec may set (``k`` excluded).
-    cutoff : bool
-        Whether the spec takes ``@k`` (passed as ``k=``).
-    total : bool
-        True for counts (num_ret, ...): trec_eval sums them over queries in its ``all``
-        line and prints them as integers; other metrics are averaged.
-    level : bool
-        Whether the relevance level of ``evaluate(rel=...)`` (trec_eval ``-l``) sets the
-        metric's ``rel`` threshold. True for the binary metrics (and binary RBP); the
-        gain-based ones (CG, DCG, nDCG, ERR) use the labels themselves, as trec_eval's
-        ndcg does under ``-l``.
-    required : tuple of str
-        Parameters a spec must set.
-    data_max_grade : bool
-        ``max_grade``, when the spec does not set it, is the largest label of the whole
-        data set (ERR), so that a query's value does not depend on the others scored.
-    summary : str
-        One line for the help text.
-    """
-
-    func: Callable[..., Any]
-    params: tuple[str, ...] = ()
-    cutoff: bool = True
-    total: bool = False
-    level: bool = False
-    required: tuple[str, ...] = ()
-    data_max_grade: bool = False
-    summary: str = ""
-
-
-def _iprec(rankings, *, recall, **kwargs):
-    """Interpolated precision at one recall level (trec_eval ``iprec_at_recall``)."""
-    values = binary.interpolated_precision(rankings, recall_levels=[recall], **kwargs)
-    return np.asarray(values, dtype=np.float64).reshape(-1, 1)[:, 0]
-
-
-_REL = ("rel",)
-
-#: Every metric ``evaluate`` knows: canonical name -> how to compute it.
-REGISTRY: dict[str, MetricInfo] = {
-    "P": MetricInfo(binary.precision, _REL, level=True, summary="precision at k"),
-    "R": MetricInfo(binary.recall, _REL, level=True, summary="recall at k"),
-    "Rprec": MetricInfo(binary.r_precision, _REL, cutoff=False, level=True,
-                        summary="precision at rank R (R = number of relevant documents)"),
-    "success": MetricInfo(binary.success, _REL, level=True,
-                          summary="1 if a relevant document is in the top k, else 0"),
-    "AP": MetricInfo(binary.average_precision, ("rel", "normalize"), level=True,
-                     summary="average precision (trec_eval map, map_cut)"),
-    "RR": MetricInfo(binary.reciprocal_rank, _REL, level=True,
-                     summary="reciprocal rank of the first relevant document"),
-    "bpref": MetricInfo(binary.bpref, _REL, cutoff=False, level=True,
-                        summary="binary preference (Buckley & Voorhees 2004)"),
-    "iprec": MetricInfo(_iprec, ("recall", "rel", "rounding"), cutoff=False, level=True,
-                        required=("recall",),
-                        summary="interpolated precision at a recall level (rounding='plus_0.9': trec_eval 9)"),
-    "judged": MetricInfo(binary.judged, (), summary="fraction of the top k that is judged"),
-    "num_ret": MetricInfo(binary.num_retrieved, (), cutoff=False, total=True,
-                          summary="number of documents retrieved"),
-    "num_rel": MetricInfo(binary.num_relevant, _REL, cutoff=False, total=True, level=True,
-                          summary="number of relevant documents (judged, retrieved or not)"),
-    "num_rel_ret": MetricInfo(binary.num_relevant_retrieved, _REL, cutoff=False, total=True, level=True,
-                              summary="number of relevant documents retrieved"),
-    "CG": MetricInfo(graded.cumulative_gain, ("gain",), summary="cumulative gain"),
-    "DCG": MetricInfo(graded.dcg, ("gain",), summary="discounted cumulative gain"),
-    "nDCG": MetricInfo(graded.ndcg, ("gain",),
-                       summary="normalised DCG, ideal from all judged documents (trec_eval ndcg)"),
-    "RBP": MetricInfo(graded.rbp, ("p", "rel", "max_grade"), level=True,
-                      summary="rank-biased precision (Moffat & Zobel 2008)"),
-    "RBP_residual": MetricInfo(graded.rbp_residual, ("p", "convention"),
-                               summary="RBP residual: weight of unjudged ranks and the tail"),
-    "ERR": MetricInfo(graded.err, ("p", "max_grade"), data_max_grade=True,
-                      summary="expected reciprocal rank (Chapelle et al. 2009)"),
-}
-
-#: Other names for registry entries (a spec may add parameters and @k to them).
-NAME_ALIASES: dict[str, str] = {
-    "map": "AP", "ndcg": "nDCG", "recip_rank": "RR", "MRR": "RR", "R-prec": "Rprec",
-    "R_prec": "Rprec", "Precision": "P", "Recall": "R",
-}
-
-#: trec_eval's parameterised measure names -> the spec they stand for.
-TREC_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), spec) for pattern, spec in [
-        (r"P_(\d+)", "P@{0}"),
-        (r"recall_(\d+)", "R@{0}"),
-        (r"map_cut_(\d+)", "AP@{0}"),
-        (r"ndcg_cut_(\d+)", "nDCG@{0}"),
-        (r"success_(\d+)", "success@{0}"),
-        (r"iprec_at_recall_(\d*\.?\d+)", "iprec(recall={0})"),
-        # trec_eval 10's rbp: p = 0.9, each query's labels scaled by its largest judged
-        # label (ignores -l); rbp_resid: 0 when nothing retrieved is unjudged
-        (r"rbp", "RBP(p=0.9, max_grade='query')"),
-        (r"rbp_resid", "RBP_residual(p=0.9, convention='trec_eval')"),
-    ]
-)
-
-#: trec_eval's ``name.v1,v2`` parameter lists -> (trec_eval's printed name, spec) per value.
-TREC_LISTS: dict[str, Callable[[str], tuple[str, str]]] = {
-    "P": lambda v: (f"P_{_trec_int(v)}", f"P@{_trec_int(v)}"),
-    "recall": lambda v: (f"recall_{_trec_int(v)}", f"R@{_trec_int(v)}"),
-    "map_cut": lambda v: (f"map_cut_{_trec_int(v)}", f"AP@{_trec_int(v)}"),
-    "ndcg_cut": lambda v: (f"ndcg_cut_{_trec_int(v)}", f"nDCG@{_trec_int(v)}"),
-    "success": lambda v: (f"success_{_trec_int(v)}", f"success@{_trec_int(v)}"),
-    "iprec_at_recall": lambda v: (f"iprec_at_recall_{float(v):3.2f}", f"iprec(recall={float(v)!r})"),
-}
-
-
-def _trec_int(value: str) -> int:
-    # trec_eval reads cutoff lists as floats and truncates them (ndcg_cut.23.4 -> ndcg_cut_23)
-    return int(float(value))
-
-
-def _known_names() -> str:
-    trec = ["P_k", "recall_k", "map_cut_k", "ndcg_cut_k", "success_k", "iprec_at_recall_x",
-            "rbp", "rbp_resid"]
-    return ", ".join([*REGISTRY, *NAME_ALIASES, *trec])
-
-
-# --------------------------------------------------------------------------- specs
-
-
-class _FrozenDict(dict):
-    """A dict parameter value (a gain mapping) that a frozen Metric can hash."""
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return hash(frozenset(self.items()))
-
-
-def _freeze(value: Any) -> Any:
-    if isinstance(value, dict):
-        return _FrozenDict({k: _freeze(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A parsed metric spec: registry name, parameters, cutoff.
-
-    ``str(metric)`` is the canonical spec, and ``parse_metric(str(metric)) == metric``.
-
-    Examples
-    --------
-    >>> m = parse_metric("nDCG(gain='exp')@10")
-    >>> m.name, m.kwargs, m.k
-    ('nDCG', {'gain': 'exp'}, 10)
-    >>> str(m)
-    "nDCG(gain='exp')@10"
-    >>> str(parse_metric("ndcg_cut_10")), str(parse_metric("map")), str(parse_metric("P(rel=2) @ 5"))
-    ('nDCG@10', 'AP', 'P(rel=2)@5')
-    """
-
-    name: str
-    params: tuple[tuple[str, Any], ...] = ()
-    k: int | None = None
-
-    @property
-    def kwargs(self) -> dict[str, Any]:
-        """The parameters as keyword arguments of the metric function (``k`` excluded)."""
-        return dict(self.params)
-
-    @property
-    def info(self) -> MetricInfo:
-        return REGISTRY[self.name]
-
-    def __str__(self) -> str:
-        args = ", ".join(f"{key}={value!r}" for key, value in self.params)
-        return self.name + (f"({args})" if args else "") + (f"@{self.k}" if self.k is not None else "")
-
-    def __call__(self, rankings) -> np.ndarray:
-        """Compute the metric on anything :func:`as_rankings` accepts."""
-        kwargs = self.kwargs
-        if self.k is not None:
-            kwargs["k"] = self.k
-        return self.info.func(rankings, **kwargs)
-
-
-_SPEC = re.compile(
-    r"""^\s*(?P<name>[A-Za-z_][\w.\-]*?)\s*
-        (?:\((?P<params>.*)\))?\s*
-        (?:@\s*(?P<k>[^@()]*?))?\s*$""",
-    re.VERBOSE | re.DOTALL,
-)
-
-
-def _resolve_name(name: str) -> str:
-    if name in REGISTRY:
-        return name
-    if name in NAME_ALIASES:
-        return NAME_ALIASES[name]
-    folded = {n.lower(): n for n in REGISTRY} | {a.lower(): t for a, t in NAME_ALIASES.items()}
-    if name.lower() in folded:
-        return folded[name.lower()]
-    raise ValueError(f"unknown metric {name!r}; known metrics: {_known_names()}")
-
-
-def _parse_params(text: str, spec: str) -> dict[str, Any]:
-    try:
-        call = ast.parse(f"f({text})", mode="eval").body
-    except SyntaxError:
-        call = None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "f"):
-        raise ValueError(f"cannot parse the parameters of metric spec {spec!r}")
-    if call.args:
-        raise ValueError(f"metric spec {spec!r}: parameters must be named, as in P(rel=2)@5")
-    params = {}
-    for keyword in call.keywords:
-        if keyword.arg is None:
-            raise ValueError(f"metric spec {spec!r}: parameters must be named, as in P(rel=2)@5")
-        if keyword.arg in params:
-            raise ValueError(f"metric spec {spec!r}: parameter {keyword.arg!r} is given twice")
-        node = keyword.value
-        if isinstance(node, ast.Name):  # bare word, e.g. nDCG(gain=exp): a string
-            value: Any = node.id
-        else:
-            try:
-                value = ast.literal_eval(node)
-            except ValueError:
-                raise ValueError(
-                    f"metric spec {spec!r}: the value of {keyword.arg!r} must be a literal"
-                ) from None
-        params[keyword.arg] = _freeze(value)
-    return params
-
-
-def _parse_k(text: str, spec: str) -> int:
-    if not re.fullmatch(r"-?[0-9]+", text):
-        raise ValueError(f"k must be a positive integer, got {text!r} in metric spec {spec!r}")
-    k = int(text)
-    if k <= 0:
-        raise ValueError(f"k must be a positive integer, got {k} in metric spec {spec!r}")
-    return k
-
-
-def parse_metric(spec: str | Metric) -> Metric:
-    """Parse one metric spec ``NAME(param=value, ...)@k`` into a :class:`Metric`.
-
-    Parameters
-    ----------
-    spec : str or Metric
-        A registry name (``P``, ``R``, ``Rprec``, ``success``, ``AP``, ``RR``, ``bpref``,
-        ``iprec``, ``judged``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``CG``, ``DCG``,
-        ``nDCG``, ``RBP``, ``RBP_residual``, ``ERR``) or an alias (``map``, ``ndcg``,
-        ``recip_rank``, ``MRR``, ``R-prec``), optional named parameters with literal
-        values (a bare word is a string: ``nDCG(gain=exp)``), optional cutoff ``@k``;
-        or a trec_eval name with its cutoff (``P_10``, ``ndcg_cut_10``,
-        ``iprec_at_recall_0.10``). Names are matched case-sensitively first, then
-        case-insensitively. A Metric passes through.
-
-    Returns
-    -------
-    Metric
-
-    Raises
-    ------
-    ValueError
-        Unknown name (the message lists the known ones), a parameter the metric does not
-        take (the message names it and the allowed ones), a missing required parameter,
-        ``@k`` on a metric without cutoff, or k not a positive integer.
-
-    Examples
-    --------
-    >>> parse_metric("AP(normalize='min_k')@5")
-    Metric(name='AP', params=(('normalize', 'min_k'),), k=5)
-    >>> str(parse_metric("iprec_at_recall_0.10"))
-    'iprec(recall=0.1)'
-    >>> parse_metric("P@0")
-    Traceback (most recent call last):
-    ...
-    ValueError: k must be a positive integer, got 0 in metric spec 'P@0'
-    """
-    if isinstance(spec, Metric):
-        return spec
-    if not isinstance(spec, str):
-        raise ValueError(f"a metric spec must be a string or Metric, got {type(spec).__name__}")
-    stripped = spec.strip()
-    for pattern, template in TREC_PATTERNS:
-        match = pattern.fullmatch(stripped)
-        if match:
-            return parse_metric(template.format(*match.groups()))
-    match = _SPEC.match(spec)
-    if not match:
-        raise ValueError(
-            f"cannot parse metric spec {spec!r}: expected NAME(param=value, ...)@k, e.g. nDCG@10"
-        )
-    name = _resolve_name(match["name"])
-    info = REGISTRY[name]
-    params = _parse_params(match["params"], spec) if match["params"] is not None else {}
-    unknown = sorted(set(params) - set(info.params))
-    if unknown:
-        allowed = ", ".join(info.params) if info.params else "none"
-        raise ValueError(
-            f"metric {name} does not take parameter(s) {', '.join(unknown)} "
-            f"(allowed: {allowed}) in metric spec {spec!r}"
-        )
-    missing = [p for p in info.required if p not in params]
-    if missing:
-        raise ValueError(f"metric {name} needs parameter(s) {', '.join(missing)} in metric spec {spec!r}")
-    k = None
-    if match["k"] is not None:
-        if not info.cutoff:
-            raise ValueError(f"metric {name} takes no cutoff @k, in metric spec {spec!r}")
-        k = _parse_k(match["k"], spec)
-    ordered = tuple((p, params[p]) for p in info.params if p in params)
-    return Metric(name, ordered, k)
-
-
-def expand_metrics(metrics: str | Metric | Iterable[str | Metric]) -> dict[str, Metric]:
-    """Column name -> Metric for every spec, in order.
-
-    A column is named by the spec as written (stripped; a Metric by its canonical
-    spec), so ``table["ndcg_cut_10"]`` works when that is what was asked for. A trec_eval
-    parameter list (``P.5,10``, ``ndcg_cut.10,20``, ``iprec_at_recall..10,.20``,
-    ``ndcg.1=3,2=9,4=4.5``) expands to one column per value, sorted and named as
-    trec_eval prints them. Repeated names are computed once.
-
-    Examples
-    --------
-    >>> {name: str(m) for name, m in expand_metrics(["P.10,5", "map", "nDCG@10"]).items()}
-    {'P_5': 'P@5', 'P_10': 'P@10', 'map': 'AP', 'nDCG@10': 'nDCG@10'}
-    """
-    if isinstance(metrics, (str, Metric)):
-        metrics = [metrics]
-    columns: dict[str, Metric] = {}
-    for spec in metrics:
-        if isinstance(spec, Metric):
-            columns.setdefault(str(spec), spec)
-            continue
-        if not isinstance(spec, str):
-            raise ValueError(f"a metric spec must be a string or Metric, got {type(spec).__name__}")
-        for column, metric in _expand_one(spec.strip()):
-            columns.setdefault(column, metric)
-    if not columns:
-        raise ValueError("metrics must name at least one metric")
-    return columns
-
-
-def _expand_one(spec: str) -> list[tuple[str, Metric]]:
-    head, dot, tail = spec.partition(".")
-    if dot and "(" not in spec and "@" not in spec:
-        if head in TREC_LISTS and tail:
-            try:  # trec_eval sorts the values
-                values = sorted(tail.split(","), key=float)
-                pairs = [TREC_LISTS[head](v) for v in values]
-            except ValueError:
-                raise ValueError(f"cannot parse trec_eval parameter list {spec!r}: expected numbers") from None
-            return [(column, parse_metric(s)) for column, s in pairs]
-        if head == "ndcg" and tail:  # ndcg.1=3,2=9: a gain per label, the rest keep their value
-            gains = {}
-            for item in tail.split(","):
-                label, _, gain = item.partition("=")
-                try:
-                    gains[float(label)] = float(gain)
-                except ValueError:
-                    raise ValueError(f"cannot parse trec_eval gain list {spec!r}") from None
-            return [(f"ndcg_{tail}", Metric("nDCG", (("gain", _FrozenDict(gains)),)))]
-    return [(spec, parse_metric(spec))]
 
 
 # --------------------------------------------------------------------------- scoring
@@ -436,6 +63,7 @@ def score(
     *,
     rel: float | None = None,
     max_grade: float | None = None,
+    n_docs: int | None = None,
 ) -> pd.DataFrame:
     """Every metric on every row of a :class:`Rankings`: one row per query.
 
@@ -451,12 +79,16 @@ def score(
     max_grade : float or None, default=None
         ERR's maximum grade when its spec does not set it; None uses the largest label
         in ``rankings``.
+    n_docs : int or None, default=None
+        Collection size for ``utility`` when its spec does not set ``n_docs`` (trec_eval
+        ``-N``); None keeps its default 0.
 
     Returns
     -------
     DataFrame
-        Index ``query_id``, one float64 column per metric; ``attrs["metrics"]`` maps each
-        column to its canonical spec.
+        Index ``query_id``, one column per metric (float64; object for the string
+        metrics ``runid`` and ``relstring``); ``attrs["metrics"]`` maps each column to its
+        canonical spec.
 
     Examples
     --------
@@ -470,26 +102,42 @@ def score(
     columns = expand_metrics(metrics)
     if rel is not None:
         rel = check_rel(rel)
-    return _score(r, columns, rel, max_grade)
+    return _score(r, columns, _defaults(r, rel, max_grade, n_docs))
 
 
-def _score(r: Rankings, columns: dict[str, Metric], rel: float | None, max_grade: float | None) -> pd.DataFrame:
+def _defaults(r: Rankings, rel, max_grade, n_docs) -> dict[str, Any]:
+    """The parameters the whole evaluation sets for every spec that leaves them out."""
+    return {
+        "rel": rel,
+        "max_grade": max_grade if max_grade is not None else _max_label(r),
+        "n_docs": n_docs,
+    }
+
+
+def _kwargs(metric: Metric, defaults: dict[str, Any]) -> dict[str, Any]:
+    info = metric.info
+    kwargs = metric.kwargs
+    if metric.k is not None:
+        kwargs["k"] = metric.k
+    # a global level sets binary thresholds only: graded RBP (max_grade=) keeps its labels
+    if defaults["rel"] is not None and info.level and "rel" not in kwargs and "max_grade" not in kwargs:
+        kwargs["rel"] = defaults["rel"]
+    if info.data_max_grade and "max_grade" not in kwargs:
+        kwargs["max_grade"] = defaults["max_grade"]
+    if defaults["n_docs"] is not None and "n_docs" in info.params and "n_docs" not in kwargs:
+        kwargs["n_docs"] = defaults["n_docs"]
+    return kwargs
+
+
+def _score(r: Rankings, columns: dict[str, Metric], defaults: dict[str, Any]) -> pd.DataFrame:
     data = {}
     for column, metric in columns.items():
-        info = metric.info
-        kwargs = metric.kwargs
-        if metric.k is not None:
-            kwargs["k"] = metric.k
-        # a global level sets binary thresholds only: graded RBP (max_grade=) keeps its labels
-        if rel is not None and info.level and "rel" not in kwargs and "max_grade" not in kwargs:
-            kwargs["rel"] = rel
-        if info.data_max_grade and "max_grade" not in kwargs:
-            kwargs["max_grade"] = max_grade if max_grade is not None else _max_label(r)
+        dtype = object if metric.info.kind == "str" else np.float64
         try:
-            values = np.asarray(info.func(r, **kwargs), dtype=np.float64).reshape(r.n_queries)
+            values = metric.info.func(r, **_kwargs(metric, defaults))
         except ValueError as exc:  # say which spec the metric function refused
             raise ValueError(f"metric {column}: {exc}") from None
-        data[column] = values
+        data[column] = np.asarray(values, dtype=dtype).reshape(r.n_queries)
     table = pd.DataFrame(data, index=pd.Index(r.query_ids, name="query_id"), columns=list(columns))
     table.attrs["metrics"] = {column: str(metric) for column, metric in columns.items()}
     return table
@@ -501,22 +149,60 @@ def _max_label(r: Rankings) -> float:
 
 
 def aggregate(table: pd.DataFrame) -> pd.Series:
-    """trec_eval's ``all`` line: the mean over queries, the sum for counts (num_ret, ...).
+    """trec_eval's ``all`` line: one value per column over the table's queries.
 
-    Both add the per-query values one at a time in query order, as trec_eval does, so
-    the ``all`` line agrees with trec_eval to its last printed digit.
+    Each column aggregates as its registry row says (:class:`MetricInfo`): the mean, the
+    sum for counts (num_ret, ...), the geometric mean with trec_eval's floor 1e-5 for
+    gm_map and gm_bpref, the run's tag for runid, nothing (None) for relstring. Sums add
+    the per-query values one at a time in query order, as trec_eval does, so the
+    ``all`` line agrees with trec_eval to its last printed digit.
 
     Examples
     --------
     >>> aggregate(score([[1, 0], [0, 0]], ["P@1", "num_rel_ret"])).to_dict()
     {'P@1': 0.5, 'num_rel_ret': 1.0}
+    >>> aggregate(score([[1, 0], [0, 1]], ["gm_map"])).round(4).to_dict()   # sqrt(1 * 0.5)
+    {'gm_map': 0.7071}
     """
     specs = table.attrs.get("metrics", {})
-    totals = np.array([parse_metric(specs.get(c, c)).info.total for c in table.columns], dtype=bool)
-    # Added one query at a time in query order, as trec_eval does (rankkit._numerics).
-    sums = query_sum(table.to_numpy(dtype=np.float64))
-    means = sums / len(table) if len(table) else sums
-    return pd.Series(np.where(totals, sums, means), index=table.columns, dtype=np.float64)
+    values = {
+        column: _aggregate_column(table[column].to_numpy(), parse_metric(specs.get(column, column)).info)
+        for column in table.columns
+    }
+    numeric = all(isinstance(v, float) for v in values.values())
+    return pd.Series(values, index=table.columns, dtype=np.float64 if numeric else object)
+
+
+def _aggregate_column(values: np.ndarray, info: MetricInfo):
+    n = len(values)
+    if info.aggregate == "first":
+        return values[0] if n else ""
+    if info.aggregate == "none":
+        return None
+    values = values.astype(np.float64)
+    if info.aggregate == "gmean":
+        return geometric_mean(values)
+    total = float(query_sum(values))  # one query at a time, in query order
+    return total if info.aggregate == "sum" or n == 0 else total / n
+
+
+GEOMETRIC_FLOOR = 0.00001  # trec_eval's MIN_GEO_MEAN
+
+
+def geometric_mean(values: np.ndarray) -> float:
+    """exp(mean(log(max(v, 1e-5)))): trec_eval's gm_map / gm_bpref over per-query values.
+
+    The logarithms and the exponential are computed in 40-digit decimal arithmetic and
+    rounded once (the same on every machine; see ``rankkit._numerics``).
+    """
+    n = len(values)
+    if n == 0:
+        return 0.0
+    context = Context(prec=40)
+    total = Decimal(0)
+    for value in values:  # an aggregate: one logarithm per query, in query order
+        total = context.add(total, context.ln(Decimal(float(max(value, GEOMETRIC_FLOOR)))))
+    return float(context.exp(context.divide(total, n)))
 
 
 def _query_flags(r: Rankings) -> tuple[np.ndarray, np.ndarray]:
@@ -543,6 +229,8 @@ def evaluate(
     queries: str = "run",
     depth: int | None = None,
     rel: float | None = None,
+    judged_only: bool = False,
+    n_docs: int | None = None,
 ) -> pd.DataFrame:
     """Score a run against judgments: one row per query, one column per metric.
 
@@ -574,6 +262,10 @@ def evaluate(
         ``-l``; a spec's own ``rel=`` wins. Gain-based metrics (nDCG, DCG, CG, ERR, RBP
         with ``max_grade``, so trec_eval's ``rbp``) use the labels themselves, as trec_eval
         does.
+    judged_only : bool, default=False
+        Score only the judged documents of each ranking, in their order (trec_eval ``-J``).
+    n_docs : int or None, default=None
+        Number of documents in the collection, for ``utility`` (trec_eval ``-N``).
 
     Returns
     -------
@@ -603,9 +295,23 @@ def evaluate(
     if rel is not None:
         rel = check_rel(rel)
     columns = expand_metrics(metrics)  # bad specs fail before any file is read
-    r = rank(qrels, run, ties=ties, depth=depth)  # reads files / dicts / DataFrames
+    r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only)  # reads the inputs
+    keep, unscored = select_queries(r, queries)
+    table = _score(_take(r, keep), columns, _defaults(r, rel, None, n_docs))
+    table.attrs |= {"unscored": unscored, "queries": queries, "ties": ties}
+    return table
 
+
+def select_queries(r: Rankings, queries: str, *, stacklevel: int = 3) -> tuple[np.ndarray, dict]:
+    """Which rows of ``rank``'s Rankings to score under a ``queries=`` policy, and why each
+    other query is left out (warning about them); a ValueError if run and judgments
+    share no query."""
     in_run, in_qrels = _query_flags(r)
+    if not (in_run & in_qrels).any() and in_run.any() and in_qrels.any():
+        raise ValueError(
+            f"no query in common between the judgments ({_listing(r.query_ids[in_qrels], 3)}) "
+            f"and the run ({_listing(r.query_ids[in_run], 3)}): are these the right files?"
+        )
     keep = in_qrels & (in_run if queries == "run" else True)
     unscored: dict[Any, str] = {}
     no_judgments = r.query_ids[in_run & ~in_qrels]
@@ -615,7 +321,7 @@ def evaluate(
             f"run queries without judgments are not scored ({len(no_judgments)}): "
             f"{_listing(no_judgments)}",
             UserWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
     if queries == "run":
         missing = r.query_ids[in_qrels & ~in_run]
@@ -625,12 +331,6 @@ def evaluate(
                 f"judged queries missing from the run are not scored ({len(missing)}; "
                 f"queries='qrels' scores them as 0): {_listing(missing)}",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=stacklevel,
             )
-    table = _score(_take(r, keep), columns, rel, _max_label(r))
-    table.attrs |= {
-        "unscored": dict(sorted(unscored.items(), key=lambda item: str(item[0]))),
-        "queries": queries,
-        "ties": ties,
-    }
-    return table
+    return keep, dict(sorted(unscored.items(), key=lambda item: str(item[0])))

@@ -25,7 +25,7 @@ from typing import Literal, Union
 
 import numpy as np
 
-from ._numerics import discounts, exp2, powers, rank_product, rank_sum, weighted_rank_sum
+from ._numerics import discounts, exp2, log2, log2_ranks, powers, rank_product, rank_sum, weighted_rank_sum
 from ._validation import check_k, check_option, check_probability, check_rel
 from .rankings import FloatArray, Rankings, RankingsLike, as_rankings
 
@@ -33,7 +33,10 @@ GAINS = ("linear", "exp")
 GainLike = Union[Literal["linear", "exp"], Mapping[float, float]]
 GainFunction = Callable[[np.ndarray], np.ndarray]
 
-__all__ = ["cumulative_gain", "dcg", "idcg", "ndcg", "rbp", "rbp_residual", "err"]
+__all__ = [
+    "cumulative_gain", "dcg", "idcg", "ndcg", "rbp", "rbp_residual", "err",
+    "binary_g", "g_measure", "ndcg_rel", "rndcg",
+]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -597,3 +600,216 @@ def err(
     np.cumprod(reach, axis=1, out=reach)
     np.multiply(stop[:, 1:], reach, out=stop[:, 1:])
     return r.result(weighted_rank_sum(stop, weights))
+
+
+# --------------------------------------------------------------------------- gains after others (trec_eval)
+
+
+def _no_ties(r: Rankings, name: str) -> None:
+    if r.ties is not None:
+        raise ValueError(
+            f"{name} does not support ties='average' (it is not linear in the labels); "
+            "rank with ties='docno', 'optimistic' or 'pessimistic'"
+        )
+
+
+def _gains_and_ideal(r: Rankings, gain: GainLike, width: int | None = None):
+    """Gains in rank order (0 past each list's end) and the ideal gains padded to ``width``."""
+    g = _gain_function(gain)
+    gains = _ranked_gains(r, g, None)
+    gains = np.where(np.arange(r.depth) < r.lengths[:, None], gains, 0.0)
+    ideal = _ideal_gains(r, g, None)
+    width = max(r.depth, ideal.shape[1]) if width is None else width
+    padded = np.zeros((r.n_queries, width))
+    padded[:, : min(width, ideal.shape[1])] = ideal[:, :width]
+    return gains, padded
+
+
+def _prefix(values: np.ndarray) -> np.ndarray:
+    """Sums of the first i values for i = 1, 2, ... (rank order, one addition at a time)."""
+    return np.cumsum(values, axis=1)
+
+
+def _at(prefix: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """``prefix[:, count - 1]`` per row, 0.0 where ``count`` is 0."""
+    if prefix.shape[1] == 0:
+        return np.zeros(prefix.shape[0])
+    at = np.clip(count - 1, 0, prefix.shape[1] - 1)
+    return np.where(count > 0, prefix[np.arange(prefix.shape[0]), at], 0.0)
+
+
+def binary_g(rankings: RankingsLike, *, rel: float = 1) -> float | FloatArray:
+    """Binary G (trec_eval ``binG``): each relevant document retrieved adds
+    1 / log2(2 + the documents ranked above it that are not relevant), over R.
+
+    An AP-like measure with DCG's discount: a relevant document loses credit only for the
+    non-relevant (or unjudged) documents above it, not for relevant ones (Kishida, "Property
+    of average precision and its generalization", NII Technical Report NII-2005-014E, 2005;
+    trec_eval's binary version of :func:`g_measure`).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; 0.0 for a query with no relevant document.
+
+    Examples
+    --------
+    >>> binary_g([1, 1, 0, 1])   # (1 + 1 + 1 / log2(3)) / 3
+    0.8769765845238192
+    """
+    r = as_rankings(rankings)
+    rel = check_rel(rel)
+    _no_ties(r, "binary_g")
+    relevant = r.relevant(rel)
+    rows, cols = np.nonzero(relevant)
+    not_relevant_above = cols - (np.cumsum(relevant, axis=1) - relevant)[rows, cols]
+    logs = log2_ranks(int(not_relevant_above.max(initial=0)) + 1)  # logs[x] = log2(2 + x)
+    total = np.bincount(rows, weights=1.0 / logs[not_relevant_above], minlength=r.n_queries)
+    n_rel = r.n_relevant(rel)
+    return r.result(np.divide(total, n_rel, out=np.zeros(r.n_queries), where=n_rel > 0))
+
+
+def g_measure(rankings: RankingsLike, *, gain: GainLike = "linear") -> float | FloatArray:
+    """Normalized gain G (trec_eval ``G``): the gain at rank i is discounted by how far the
+    ranking has fallen behind the ideal by then.
+
+    G = sum_{i <= n, g_i != 0} g_i / log2(2 + C_i - S_i) / sum_j I_j, where S_i is the gain
+    of the top i, I_j the ideal gains (positive, descending) and C_i = sum_{j <= i}
+    max(I_j, 1) the ideal gain of the top i counting every position at least 1 (Kishida
+    2005, as :func:`binary_g`). A document retrieved when the ranking is still ideal is
+    discounted by log2(2) = 1, not at all.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    gain : {"linear", "exp"} or mapping, default="linear"
+        As in :func:`ndcg` (trec_eval's ``G.1=3,2=9`` gain parameters).
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        0.0 for a query without a positive gain.
+
+    Examples
+    --------
+    >>> g_measure([2, 1, 0])   # the ideal order: (2 / log2(2) + 1 / log2(2)) / 3
+    1.0
+    >>> round(g_measure([1, 2, 0]), 4)   # (1 / log2(2 + 1) + 2 / log2(2 + 1)) / 3
+    0.877
+    """
+    r = as_rankings(rankings)
+    _no_ties(r, "g_measure")
+    gains, ideal = _gains_and_ideal(r, gain, r.depth)
+    behind = 2.0 + _prefix(np.maximum(ideal, 1.0)) - _prefix(gains)
+    counted = gains != 0.0
+    terms = np.zeros_like(gains)
+    terms[counted] = gains[counted] / log2(behind[counted])
+    total = rank_sum(terms)
+    best = rank_sum(_gains_and_ideal(r, gain)[1])
+    return r.result(np.divide(total, best, out=np.zeros(r.n_queries), where=best > 0))
+
+
+def ndcg_rel(rankings: RankingsLike, *, gain: GainLike = "linear") -> float | FloatArray:
+    """nDCG averaged over the relevant documents (trec_eval ``ndcg_rel``).
+
+    nDCG is taken at the rank of each retrieved document with a positive gain,
+    DCG_i / IDCG_i, and each such document not retrieved counts DCG_n / IDCG (the
+    value at the end of the list); the mean over the K documents of positive gain.
+    trec_eval's reasoning: nDCG jumps at each change of gain level in the ideal
+    ranking, so one cutoff favours some queries; averaging at the relevant documents
+    does not. IDCG_i stops growing after the K-th ideal document.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    gain : {"linear", "exp"} or mapping, default="linear"
+        As in :func:`ndcg`.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        0.0 when the average is not positive (no relevant document found).
+
+    Examples
+    --------
+    >>> round(ndcg_rel([2, 0, 1]), 4)   # (nDCG@1 + nDCG@3) / 2 = (1 + 0.9502) / 2
+    0.9751
+    """
+    r = as_rankings(rankings)
+    _no_ties(r, "ndcg_rel")
+    gains, ideal = _gains_and_ideal(r, gain)
+    width = ideal.shape[1]
+    discount = discounts(width)
+    dcg_at = _prefix(gains * discount[: r.depth])
+    idcg_at = _prefix(ideal * discount)
+    positive = gains > 0
+    idcg_here = idcg_at[:, : r.depth]
+    ratios = np.divide(dcg_at, idcg_here, out=np.zeros_like(dcg_at), where=positive & (idcg_here > 0))
+    n_ideal = (ideal > 0).sum(axis=1)
+    dcg_n, idcg_all = _at(dcg_at, r.lengths), _at(idcg_at, n_ideal)
+    missed = (n_ideal - positive.sum(axis=1)).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = rank_sum(ratios) + missed * (dcg_n / idcg_all)
+    ok = (n_ideal > 0) & (total > 0)
+    return r.result(np.divide(total, n_ideal, out=np.zeros(r.n_queries), where=ok))
+
+
+def rndcg(rankings: RankingsLike, *, gain: GainLike = "linear", rel: float = 1) -> float | FloatArray:
+    """nDCG averaged at the R levels of the ideal ranking (trec_eval ``Rndcg``).
+
+    The ideal ranking changes gain at positions c_1 < c_2 < ... < c_m = K (the cumulative
+    counts of its gain levels, highest first; K documents have a positive gain). Rndcg is
+    the mean of DCG_min(c_t, n) / IDCG_c_t over those positions, with one more term
+    DCG_n / IDCG_K when more than K + 1 documents were retrieved (trec_eval 10's
+    ``m_Rndcg.c``; its help text also counts the judged non-relevant level). 0.0 when no
+    document is relevant at ``rel`` (R = 0), as in trec_eval, whose -l decides that alone.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    gain : {"linear", "exp"} or mapping, default="linear"
+        As in :func:`ndcg`.
+    rel : float, default=1
+        Relevance threshold for R (only the R = 0 test uses it).
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        NaN when there is no position to average at (R > 0 but no positive gain and at
+        most one document retrieved), as trec_eval.
+
+    Examples
+    --------
+    >>> round(rndcg([1, 2, 0, 1]), 4)   # ideal 2, 1, 1: (DCG_1 / IDCG_1 + DCG_3 / IDCG_3) / 2
+    0.6112
+    """
+    r = as_rankings(rankings)
+    rel = check_rel(rel)
+    _no_ties(r, "rndcg")
+    gains, ideal = _gains_and_ideal(r, gain)
+    discount = discounts(ideal.shape[1])
+    dcg_at = _prefix(gains * discount[: r.depth])
+    idcg_at = _prefix(ideal * discount)
+    n_ideal = (ideal > 0).sum(axis=1)
+    position = np.arange(1, ideal.shape[1] + 1)
+    following = np.concatenate([ideal[:, 1:], np.zeros((r.n_queries, 1))], axis=1)
+    change = (position <= n_ideal[:, None]) & ((position == n_ideal[:, None]) | (ideal != following))
+    reached = np.minimum(position, r.lengths[:, None])  # DCG at min(c, n)
+    dcg_reached = np.where(reached > 0, np.take_along_axis(dcg_at, np.clip(reached - 1, 0, max(r.depth - 1, 0)), 1)
+                           if r.depth else 0.0, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = np.where(change, dcg_reached / idcg_at, 0.0)
+        extra = r.lengths > n_ideal + 1
+        total = rank_sum(terms) + np.where(extra, _at(dcg_at, r.lengths) / _at(idcg_at, n_ideal), 0.0)
+        value = total / (change.sum(axis=1) + extra)
+    return r.result(np.where(r.n_relevant(rel) > 0, value, 0.0))

@@ -1,0 +1,701 @@
+"""Metric specs and the registry: one row per metric, with its trec_eval names.
+
+A metric is named by a *spec*, one syntax everywhere (the command line, ``evaluate``,
+notebooks)::
+
+    NAME(param=value, ...)@k      e.g.  nDCG@10   nDCG(gain='exp')@10   AP(normalize='min_k')@5
+                                        RBP(p=0.9)   P(rel=2)@5   iprec(recall=0.1)
+
+:func:`parse_metric` turns a spec into a :class:`Metric` whose ``str()`` prints it back in
+canonical form (like ir_measures). Every metric is one row of :data:`REGISTRY`: its
+function, the parameters a spec may set, whether it takes a cutoff, how the ``all`` line
+aggregates it, and the names trec_eval gives it (:class:`TrecName`). trec_eval's names are
+aliases everywhere: as printed (``map``, ``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``,
+``Rprec_mult_0.20``, ``utility_2,-1,0,0``, ``rbp_p=0.8``), as ``-m`` takes them with a
+parameter list (``P.5,10``, ``ndcg.1=3,2=9``, ``11pt_avg..25,.5``), as a bare family name
+(``ndcg_cut``: its default cutoffs) and as a nickname (``official``, ``all_trec``, ``set``).
+:data:`TREC_ORDER` is trec_eval's measure table: the order it prints in.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import binary, graded, judgments, sets
+
+__all__ = [
+    "Metric", "MetricInfo", "TrecName", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "NICKNAMES",
+    "parse_metric", "expand_metrics", "trec_columns",
+]
+
+
+# --------------------------------------------------------------------------- trec_eval names
+
+
+class _FrozenDict(dict):
+    """A dict parameter value (a gain mapping) that a frozen Metric can hash."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _FrozenDict({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+
+
+def _atof(text: str) -> float:
+    """A number of a trec_eval parameter list. trec_eval reads them with C's ``atof``,
+    which makes ``x`` 0; rankkit refuses what is not a number."""
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(f"expected numbers, got {text!r}")
+    return float(text)
+
+
+def _atol(text: str) -> int:
+    """An integer cutoff of a trec_eval list: a number, its fraction dropped as trec_eval's
+    ``atol`` does (``23.4`` is 23)."""
+    return int(_atof(text))
+
+
+@dataclass(frozen=True)
+class TrecName:
+    """How trec_eval names a metric, and how its ``-m name.params`` become rankkit's.
+
+    Attributes
+    ----------
+    name : str
+        trec_eval's measure name (``P``, ``map``, ``iprec_at_recall``, ``ndcg``).
+    kind : {"plain", "cutoffs", "levels", "raw", "pairs"}
+        ``plain``: no parameters (``map``). ``cutoffs``: integer cutoffs, each a column
+        ``name_k`` and rankkit's ``@k`` (``P_10``). ``levels``: numbers, each a column
+        ``name_%3.2f`` and rankkit parameter ``param`` (``iprec_at_recall_0.10``).
+        ``raw``: numbers used together, one column named ``name_<params as typed>``
+        (``utility_2,-1,0,0``). ``pairs``: ``name=value`` pairs, one column named the
+        same way (``ndcg_1=3,2=9``, ``rbp_p=0.8``).
+    defaults : str
+        trec_eval's parameters when ``-m`` gives none (``"5,10,15"``).
+    param : str or None
+        The rankkit parameter a ``levels`` value sets.
+    fixed : tuple of (str, value)
+        Parameters the alias always sets (``rbp``: ``p=0.9, max_grade='query'``).
+    convert : callable or None
+        ``raw`` and ``pairs``: the parameter string to rankkit's parameters (a dict,
+        ``"k"`` meaning the cutoff).
+    """
+
+    name: str
+    kind: str = "plain"
+    defaults: str = ""
+    param: str | None = None
+    fixed: tuple[tuple[str, Any], ...] = ()
+    convert: Callable[[str], dict[str, Any]] | None = None
+
+
+_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
+_LEVELS = "0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1"
+
+
+def _numbers(text: str) -> list[float]:
+    return [_atof(v) for v in text.split(",")]
+
+
+def _pairs(text: str) -> dict[str, float]:
+    items = {}
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        if not eq or not item or "=" in value:
+            raise ValueError(f"expected name=value pairs, got {text!r}")
+        items[name] = _atof(value)
+    return items
+
+
+def _gains(text: str) -> dict[str, Any]:
+    """trec_eval's ``level=gain`` pairs; pairs not named by an integer are ignored."""
+    mapping = {}
+    for name, value in _pairs(text).items():
+        if re.fullmatch(r"[+-]?\d+", name):
+            if int(name) < 0:
+                raise ValueError(f"gain of label {name}: rankkit gives no gain to unjudged documents")
+            mapping[float(int(name))] = value
+    return {"gain": _FrozenDict(mapping)} if mapping else {}
+
+
+def _rbp_pairs(text: str) -> dict[str, Any]:
+    pairs = _pairs(text)
+    if any(re.fullmatch(r"[+-]?\d+", name) for name in pairs):
+        raise ValueError("rbp: rankkit takes p=... only; gain levels are not supported")
+    return {"p": pairs["p"]} if "p" in pairs else {}
+
+
+def plain(name: str, **fixed) -> TrecName:
+    return TrecName(name, "plain", fixed=tuple(fixed.items()))
+
+
+def cutoffs(name: str, defaults: str = _CUTOFFS, **fixed) -> TrecName:
+    return TrecName(name, "cutoffs", defaults, fixed=tuple(fixed.items()))
+
+
+def levels(name: str, param: str, defaults: str) -> TrecName:
+    return TrecName(name, "levels", defaults, param)
+
+
+def raw(name: str, defaults: str, convert: Callable[[str], dict[str, Any]]) -> TrecName:
+    return TrecName(name, "raw", defaults, convert=convert)
+
+
+def pairs(name: str, convert: Callable[[str], dict[str, Any]] = _gains, **fixed) -> TrecName:
+    return TrecName(name, "pairs", fixed=tuple(fixed.items()), convert=convert)
+
+
+def _utility_params(text: str) -> dict[str, Any]:
+    values = _numbers(text)
+    if len(values) != 4:
+        raise ValueError(f"utility needs 4 coefficients a,b,c,d, got {text!r}")
+    return dict(zip("abcd", values))
+
+
+def _relstring_params(text: str) -> dict[str, Any]:
+    return {"k": max(int(_atof(text)), 1)}
+
+
+# --------------------------------------------------------------------------- registry
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """One row of the registry.
+
+    Attributes
+    ----------
+    func : callable
+        ``func(rankings, **params)`` -> one value per query.
+    params : tuple of str
+        The keyword parameters a spec may set (``k`` excluded). A row with ``rel`` takes
+        the relevance level of ``evaluate(rel=...)`` (trec_eval ``-l``); one with
+        ``n_docs``, ``evaluate(n_docs=...)`` (trec_eval ``-N``).
+    cutoff : bool
+        Whether the spec takes ``@k`` (passed as ``k=``).
+    aggregate : {"mean", "sum", "gmean", "first", "none"}
+        The ``all`` line: the mean over queries; the sum (counts, printed as integers);
+        the geometric mean with trec_eval's floor 1e-5 (gm_map); the run's value (runid);
+        none (relstring).
+    kind : {"float", "int", "str"}
+        How a value prints.
+    summary_only : bool
+        trec_eval prints no per-query line for it (num_q, gm_map, runid).
+    required : tuple of str
+        Parameters a spec must set.
+    data_max_grade : bool
+        ``max_grade``, when the spec does not set it, is the largest label of the whole
+        data set (ERR), so that a query's value does not depend on the others scored.
+    trec : tuple of TrecName
+        trec_eval's names for it.
+    summary : str
+        One line for the help text.
+    """
+
+    func: Callable[..., Any]
+    params: tuple[str, ...] = ()
+    cutoff: bool = True
+    aggregate: str = "mean"
+    kind: str = "float"
+    summary_only: bool = False
+    required: tuple[str, ...] = ()
+    data_max_grade: bool = False
+    trec: tuple[TrecName, ...] = ()
+    summary: str = ""
+
+    @property
+    def total(self) -> bool:
+        """Whether the ``all`` line sums it (counts)."""
+        return self.aggregate == "sum"
+
+    @property
+    def level(self) -> bool:
+        """Whether trec_eval's relevance level (``-l``) sets its ``rel``."""
+        return "rel" in self.params
+
+
+def _iprec(rankings, *, recall, **kwargs):
+    """Interpolated precision at one recall level (trec_eval ``iprec_at_recall``)."""
+    values = binary.interpolated_precision(rankings, recall_levels=[recall], **kwargs)
+    return np.asarray(values, dtype=np.float64).reshape(-1, 1)[:, 0]
+
+
+def _iprec_avg(rankings, *, levels=None, **kwargs):
+    return binary.interpolated_precision_average(rankings, recall_levels=levels, **kwargs)
+
+
+def _one(rankings) -> np.ndarray:
+    """1 per query: summed, the number of queries (trec_eval ``num_q``)."""
+    return np.ones(len(rankings))
+
+
+def _run_name(rankings) -> np.ndarray:
+    """The run's tag on every query (trec_eval ``runid``)."""
+    return np.full(len(rankings), getattr(rankings, "run_name", None) or "", dtype=object)
+
+
+_REL = ("rel",)
+_GAIN = ("gain",)
+
+#: Every metric ``evaluate`` knows: canonical name -> how to compute it.
+REGISTRY: dict[str, MetricInfo] = {
+    "P": MetricInfo(binary.precision, _REL, trec=(cutoffs("P"),), summary="precision at k"),
+    "R": MetricInfo(binary.recall, _REL, trec=(cutoffs("recall"),), summary="recall at k"),
+    "RelP": MetricInfo(binary.relative_precision, _REL, trec=(cutoffs("relative_P"),),
+                       summary="relevant in the top k over min(k, R)"),
+    "Rprec": MetricInfo(binary.r_precision, ("multiple", "rel"), cutoff=False,
+                        trec=(plain("Rprec"), levels("Rprec_mult", "multiple", ".2,.4,.6,.8,1,1.2,1.4,1.6,1.8,2")),
+                        summary="precision at rank R (multiple=x: at x * R)"),
+    "success": MetricInfo(binary.success, _REL, trec=(cutoffs("success", "1,5,10"),),
+                          summary="1 if a relevant document is in the top k, else 0"),
+    "AP": MetricInfo(binary.average_precision, ("rel", "normalize"), trec=(plain("map"), cutoffs("map_cut")),
+                     summary="average precision (trec_eval map, map_cut)"),
+    "GMAP": MetricInfo(binary.average_precision, _REL, cutoff=False, aggregate="gmean", summary_only=True,
+                       trec=(plain("gm_map"),), summary="AP per query; the geometric mean over queries"),
+    "RR": MetricInfo(binary.reciprocal_rank, _REL, trec=(plain("recip_rank"),),
+                     summary="reciprocal rank of the first relevant document"),
+    "bpref": MetricInfo(binary.bpref, _REL, cutoff=False, trec=(plain("bpref"),),
+                        summary="binary preference (Buckley & Voorhees 2004)"),
+    "GM_bpref": MetricInfo(binary.bpref, _REL, cutoff=False, aggregate="gmean", summary_only=True,
+                           trec=(plain("gm_bpref"),), summary="bpref per query; the geometric mean over queries"),
+    "iprec": MetricInfo(_iprec, ("recall", "rel", "rounding"), cutoff=False, required=("recall",),
+                        trec=(levels("iprec_at_recall", "recall", _LEVELS),),
+                        summary="interpolated precision at a recall level (rounding='plus_0.9': trec_eval 9)"),
+    "iprec_avg": MetricInfo(_iprec_avg, ("levels", "rel", "rounding"), cutoff=False,
+                            trec=(raw("11pt_avg", _LEVELS, lambda t: {"levels": tuple(_numbers(t))}),),
+                            summary="mean interpolated precision over recall levels (11-point average)"),
+    "infAP": MetricInfo(judgments.inferred_average_precision, _REL, cutoff=False, trec=(plain("infAP"),),
+                        summary="inferred AP from a sampled pool (Yilmaz & Aslam 2006)"),
+    "judged": MetricInfo(binary.judged, (), summary="fraction of the top k that is judged"),
+    "unjudged": MetricInfo(judgments.unjudged, (), trec=(cutoffs("unj", "5,10,20"),),
+                           summary="fraction of the top k ranks holding an unjudged document"),
+    "runid": MetricInfo(_run_name, cutoff=False, aggregate="first", kind="str", summary_only=True,
+                        trec=(plain("runid"),), summary="the run's tag (its last line's)"),
+    "num_q": MetricInfo(_one, cutoff=False, aggregate="sum", kind="int", summary_only=True,
+                        trec=(plain("num_q"),), summary="number of queries scored"),
+    "num_ret": MetricInfo(binary.num_retrieved, (), cutoff=False, aggregate="sum", kind="int",
+                          trec=(plain("num_ret"),), summary="number of documents retrieved"),
+    "num_rel": MetricInfo(binary.num_relevant, _REL, cutoff=False, aggregate="sum", kind="int",
+                          trec=(plain("num_rel"),),
+                          summary="number of relevant documents (judged, retrieved or not)"),
+    "num_rel_ret": MetricInfo(binary.num_relevant_retrieved, _REL, cutoff=False, aggregate="sum",
+                              kind="int", trec=(plain("num_rel_ret"),),
+                              summary="number of relevant documents retrieved"),
+    "num_nonrel_judged_ret": MetricInfo(
+        binary.num_nonrelevant_judged_retrieved, _REL, cutoff=False, aggregate="sum", kind="int",
+        trec=(plain("num_nonrel_judged_ret"),), summary="number of judged non-relevant documents retrieved"),
+    "relstring": MetricInfo(judgments.relevance_string, (), aggregate="none", kind="str",
+                            trec=(raw("relstring", "10", _relstring_params),),
+                            summary="the labels of the top k as a string"),
+    "SetP": MetricInfo(binary.precision, _REL, cutoff=False, trec=(plain("set_P"),),
+                       summary="precision of the retrieved set"),
+    "SetR": MetricInfo(binary.recall, _REL, cutoff=False, trec=(plain("set_recall"),),
+                       summary="recall of the retrieved set"),
+    "SetRelP": MetricInfo(binary.relative_precision, _REL, cutoff=False, trec=(plain("set_relative_P"),),
+                          summary="relevant retrieved over min(retrieved, R)"),
+    "SetAP": MetricInfo(sets.set_average_precision, _REL, cutoff=False, trec=(plain("set_map"),),
+                        summary="set precision times set recall"),
+    "SetF": MetricInfo(sets.set_f, ("beta", "rel"), cutoff=False,
+                       trec=(raw("set_F", "1", lambda t: {"beta": _numbers(t)[0]}),),
+                       summary="F-measure of the retrieved set (trec_eval's linear weight)"),
+    "utility": MetricInfo(sets.utility, ("a", "b", "c", "d", "n_docs", "rel"), cutoff=False,
+                          trec=(raw("utility", "1,-1,0,0", _utility_params),),
+                          summary="linear utility a*r + b*(n-r) + c*(R-r) + d*(N+r-n-R)"),
+    "CG": MetricInfo(graded.cumulative_gain, _GAIN, summary="cumulative gain"),
+    "DCG": MetricInfo(graded.dcg, _GAIN, trec=(pairs("dcg"),), summary="discounted cumulative gain"),
+    "IDCG": MetricInfo(graded.idcg, _GAIN, trec=(pairs("ideal_dcg"),), summary="DCG of the ideal ranking"),
+    "nDCG": MetricInfo(graded.ndcg, _GAIN, trec=(pairs("ndcg"), cutoffs("ndcg_cut")),
+                       summary="normalised DCG, ideal from all judged documents (trec_eval ndcg)"),
+    "nDCG_rel": MetricInfo(graded.ndcg_rel, _GAIN, cutoff=False, trec=(pairs("ndcg_rel"),),
+                           summary="nDCG averaged over the relevant documents"),
+    "RnDCG": MetricInfo(graded.rndcg, ("gain", "rel"), cutoff=False, trec=(pairs("Rndcg"),),
+                        summary="nDCG averaged at the gain levels of the ideal ranking"),
+    "G": MetricInfo(graded.g_measure, _GAIN, cutoff=False, trec=(pairs("G"),),
+                    summary="normalized gain G (Kishida 2005)"),
+    "binG": MetricInfo(graded.binary_g, _REL, cutoff=False, trec=(plain("binG"),),
+                       summary="binary G (Kishida 2005)"),
+    # trec_eval 10's rbp: p = 0.9, each query's labels scaled by its largest judged label
+    # (ignores -l); rbp_resid: 0 when nothing retrieved is unjudged
+    "RBP": MetricInfo(graded.rbp, ("p", "rel", "max_grade"),
+                      trec=(pairs("rbp", _rbp_pairs, p=0.9, max_grade="query"),),
+                      summary="rank-biased precision (Moffat & Zobel 2008)"),
+    "RBP_residual": MetricInfo(graded.rbp_residual, ("p", "convention"),
+                               trec=(pairs("rbp_resid", _rbp_pairs, p=0.9, convention="trec_eval"),),
+                               summary="RBP residual: weight of unjudged ranks and the tail"),
+    "ERR": MetricInfo(graded.err, ("p", "max_grade"), data_max_grade=True,
+                      summary="expected reciprocal rank (Chapelle et al. 2009)"),
+}
+
+#: Other names for registry entries (a spec may add parameters and @k to them).
+NAME_ALIASES: dict[str, str] = {
+    "recip_rank": "RR", "MRR": "RR", "R-prec": "Rprec", "R_prec": "Rprec",
+    "Precision": "P", "Recall": "R",
+}
+
+#: trec_eval 10's measure table (measures.c): the order in which it prints measures.
+TREC_ORDER: tuple[str, ...] = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+    "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
+)
+
+#: trec_eval's nicknames for sets of measures (each measure with its default parameters).
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+    "all_trec": tuple(m for m in TREC_ORDER if m not in ("dcg", "ideal_dcg")),
+}
+
+#: trec_eval measure name -> (registry row, its TrecName).
+TREC_FAMILIES: dict[str, tuple[str, TrecName]] = {
+    trec.name: (row, trec) for row, info in REGISTRY.items() for trec in info.trec
+}
+
+
+def _known_names() -> str:
+    trec = [t for t in TREC_FAMILIES if t not in REGISTRY]
+    return (f"{', '.join(REGISTRY)}; aliases: {', '.join(NAME_ALIASES)}; trec_eval names: "
+            f"{', '.join(trec)}; trec_eval nicknames: {', '.join(NICKNAMES)}")
+
+
+# --------------------------------------------------------------------------- Metric
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A parsed metric spec: registry name, parameters, cutoff.
+
+    ``str(metric)`` is the canonical spec, and ``parse_metric(str(metric)) == metric``.
+
+    Examples
+    --------
+    >>> m = parse_metric("nDCG(gain='exp')@10")
+    >>> m.name, m.kwargs, m.k
+    ('nDCG', {'gain': 'exp'}, 10)
+    >>> str(m)
+    "nDCG(gain='exp')@10"
+    >>> str(parse_metric("ndcg_cut_10")), str(parse_metric("map")), str(parse_metric("P(rel=2) @ 5"))
+    ('nDCG@10', 'AP', 'P(rel=2)@5')
+    """
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+    k: int | None = None
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        """The parameters as keyword arguments of the metric function (``k`` excluded)."""
+        return dict(self.params)
+
+    @property
+    def info(self) -> MetricInfo:
+        return REGISTRY[self.name]
+
+    def __str__(self) -> str:
+        args = ", ".join(f"{key}={value!r}" for key, value in self.params)
+        return self.name + (f"({args})" if args else "") + (f"@{self.k}" if self.k is not None else "")
+
+    def __call__(self, rankings) -> np.ndarray:
+        """Compute the metric on anything :func:`as_rankings` accepts."""
+        kwargs = self.kwargs
+        if self.k is not None:
+            kwargs["k"] = self.k
+        return self.info.func(rankings, **kwargs)
+
+
+def _metric(name: str, params: dict[str, Any], k: int | None, spec: str) -> Metric:
+    """A Metric with its parameters checked against the registry row and put in its order."""
+    info = REGISTRY[name]
+    unknown = sorted(set(params) - set(info.params))
+    if unknown:
+        allowed = ", ".join(info.params) if info.params else "none"
+        raise ValueError(
+            f"metric {name} does not take parameter(s) {', '.join(unknown)} "
+            f"(allowed: {allowed}) in metric spec {spec!r}"
+        )
+    missing = [p for p in info.required if p not in params]
+    if missing:
+        raise ValueError(f"metric {name} needs parameter(s) {', '.join(missing)} in metric spec {spec!r}")
+    if k is not None and not info.cutoff:
+        raise ValueError(f"metric {name} takes no cutoff @k, in metric spec {spec!r}")
+    ordered = tuple((p, _freeze(params[p])) for p in info.params if p in params)
+    return Metric(name, ordered, k)
+
+
+# --------------------------------------------------------------------------- trec_eval names
+
+
+def trec_columns(family: str, params: str | None = None) -> list[tuple[str, Metric]]:
+    """The columns trec_eval prints for ``-m family[.params]``: (printed name, Metric) each.
+
+    Parameters
+    ----------
+    family : str
+        A trec_eval measure name (``P``, ``ndcg_cut``, ``iprec_at_recall``, ``utility``).
+    params : str or None
+        What follows the first ``.`` of ``-m`` (``"5,10"``, ``".25,.5"``, ``"1=3,2=9"``);
+        None for trec_eval's defaults. Measures without parameters ignore them, as
+        trec_eval does.
+
+    Examples
+    --------
+    >>> [(name, str(m)) for name, m in trec_columns("P", "10,5")]
+    [('P_5', 'P@5'), ('P_10', 'P@10')]
+    >>> [(name, str(m)) for name, m in trec_columns("rbp", "p=0.8")]
+    [('rbp_p=0.8', "RBP(p=0.8, max_grade='query')")]
+    """
+    spec = family + ("" if params is None else "." + params)
+    try:
+        return _trec_columns(family, params, spec)
+    except ValueError as exc:
+        if "trec_eval" in str(exc) or "metric spec" in str(exc):
+            raise
+        raise ValueError(f"cannot parse trec_eval parameter list {spec!r}: {exc}") from None
+
+
+def _trec_columns(family: str, params: str | None, spec: str) -> list[tuple[str, Metric]]:
+    row, trec = TREC_FAMILIES[family]
+    fixed = dict(trec.fixed)
+    if trec.kind == "plain":
+        return [(family, _metric(row, fixed, None, spec))]
+    if trec.kind in ("cutoffs", "levels"):
+        text = trec.defaults if params is None else params
+        if trec.kind == "cutoffs":
+            values = sorted(_atol(v) for v in text.split(","))
+            names = [f"{family}_{v}" for v in values]
+        else:
+            values = sorted(_atof(v) for v in text.split(","))
+            names = [f"{family}_{v:3.2f}" for v in values]
+        if values[0] <= 0 and trec.kind == "cutoffs":
+            raise ValueError(f"k must be a positive integer, got {values[0]} in trec_eval list {spec!r}")
+        if any(a == b for a, b in zip(values, values[1:])):
+            raise ValueError(f"duplicate values in trec_eval list {spec!r}")
+        if trec.kind == "cutoffs":
+            return [(name, _metric(row, fixed, v, spec)) for name, v in zip(names, values)]
+        return [(name, _metric(row, {**fixed, trec.param: v}, None, spec)) for name, v in zip(names, values)]
+    if params is None:
+        converted = trec.convert(trec.defaults) if trec.defaults else {}
+        name = family
+    else:
+        if not params:
+            raise ValueError(f"{spec}: empty parameter list")
+        converted = trec.convert(params)
+        name = f"{family}_{params}"
+    k = converted.pop("k", None)
+    return [(name, _metric(row, {**fixed, **converted}, k, spec))]
+
+
+def _printed_name(spec: str) -> Metric | None:
+    """The Metric of a column name as trec_eval prints it (``P_10``, ``utility``,
+    ``iprec_at_recall_0.10``, ``rbp_p=0.8``), or None."""
+    for family, (_, trec) in TREC_FAMILIES.items():
+        if spec == family and trec.kind not in ("cutoffs", "levels"):
+            return trec_columns(family)[0][1]
+        if not spec.startswith(family + "_"):
+            continue
+        rest = spec[len(family) + 1:]
+        if trec.kind == "cutoffs" and re.fullmatch(r"\d+", rest):
+            return trec_columns(family, rest)[0][1]
+        if trec.kind == "levels" and re.fullmatch(r"-?\d*\.\d+|-?\d+", rest):
+            return trec_columns(family, rest)[0][1]
+        if trec.kind == "raw" and re.fullmatch(r"[-+.,\deE]+", rest):
+            return trec_columns(family, rest)[0][1]
+        if trec.kind == "pairs" and "=" in rest:
+            return trec_columns(family, rest)[0][1]
+    return None
+
+
+# --------------------------------------------------------------------------- specs
+
+
+_SPEC = re.compile(
+    r"""^\s*(?P<name>[A-Za-z_][\w.\-]*?)\s*
+        (?:\((?P<params>.*)\))?\s*
+        (?:@\s*(?P<k>[^@()]*?))?\s*$""",
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def _resolve_name(name: str) -> str:
+    if name in REGISTRY:
+        return name
+    if name in NAME_ALIASES:
+        return NAME_ALIASES[name]
+    if name in TREC_FAMILIES and TREC_FAMILIES[name][1].kind in ("plain", "pairs") and not TREC_FAMILIES[name][1].fixed:
+        return TREC_FAMILIES[name][0]
+    folded = {n.lower(): n for n in REGISTRY} | {a.lower(): t for a, t in NAME_ALIASES.items()}
+    if name.lower() in folded:
+        return folded[name.lower()]
+    raise ValueError(f"unknown metric {name!r}; known metrics: {_known_names()}")
+
+
+def _parse_params(text: str, spec: str) -> dict[str, Any]:
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+    except SyntaxError:
+        call = None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "f"):
+        raise ValueError(f"cannot parse the parameters of metric spec {spec!r}")
+    if call.args:
+        raise ValueError(f"metric spec {spec!r}: parameters must be named, as in P(rel=2)@5")
+    params = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            raise ValueError(f"metric spec {spec!r}: parameters must be named, as in P(rel=2)@5")
+        if keyword.arg in params:
+            raise ValueError(f"metric spec {spec!r}: parameter {keyword.arg!r} is given twice")
+        node = keyword.value
+        if isinstance(node, ast.Name):  # bare word, e.g. nDCG(gain=exp): a string
+            value: Any = node.id
+        else:
+            try:
+                value = ast.literal_eval(node)
+            except ValueError:
+                raise ValueError(
+                    f"metric spec {spec!r}: the value of {keyword.arg!r} must be a literal"
+                ) from None
+        params[keyword.arg] = _freeze(value)
+    return params
+
+
+def _parse_k(text: str, spec: str) -> int:
+    if not re.fullmatch(r"-?[0-9]+", text):
+        raise ValueError(f"k must be a positive integer, got {text!r} in metric spec {spec!r}")
+    k = int(text)
+    if k <= 0:
+        raise ValueError(f"k must be a positive integer, got {k} in metric spec {spec!r}")
+    return k
+
+
+def parse_metric(spec: str | Metric) -> Metric:
+    """Parse one metric spec ``NAME(param=value, ...)@k`` into a :class:`Metric`.
+
+    Parameters
+    ----------
+    spec : str or Metric
+        A registry name (see :data:`REGISTRY`: ``P``, ``R``, ``AP``, ``nDCG``, ``RBP``,
+        ``SetF``, ``utility``, ...) or an alias (``map``, ``ndcg``, ``recip_rank``, ``MRR``),
+        optional named parameters with literal values (a bare word is a string:
+        ``nDCG(gain=exp)``), optional cutoff ``@k``; or a column name as trec_eval prints
+        it (``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``,
+        ``rbp``, ``utility_2,-1,0,0``). Names are matched case-sensitively first, then
+        case-insensitively. A Metric passes through.
+
+    Returns
+    -------
+    Metric
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the known ones), a parameter the metric does not
+        take (the message names it and the allowed ones), a missing required parameter,
+        ``@k`` on a metric without cutoff, or k not a positive integer.
+
+    Examples
+    --------
+    >>> parse_metric("AP(normalize='min_k')@5")
+    Metric(name='AP', params=(('normalize', 'min_k'),), k=5)
+    >>> str(parse_metric("iprec_at_recall_0.10")), str(parse_metric("Rprec_mult_0.20"))
+    ('iprec(recall=0.1)', 'Rprec(multiple=0.2)')
+    >>> parse_metric("P@0")
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be a positive integer, got 0 in metric spec 'P@0'
+    """
+    if isinstance(spec, Metric):
+        return spec
+    if not isinstance(spec, str):
+        raise ValueError(f"a metric spec must be a string or Metric, got {type(spec).__name__}")
+    printed = _printed_name(spec.strip())
+    if printed is not None:
+        return printed
+    match = _SPEC.match(spec)
+    if not match:
+        raise ValueError(
+            f"cannot parse metric spec {spec!r}: expected NAME(param=value, ...)@k, e.g. nDCG@10"
+        )
+    name = _resolve_name(match["name"])
+    params = _parse_params(match["params"], spec) if match["params"] is not None else {}
+    k = _parse_k(match["k"], spec) if match["k"] is not None else None
+    return _metric(name, params, k, spec)
+
+
+def expand_metrics(
+    metrics: str | Metric | Iterable[str | Metric], *, trec_names_first: bool = False
+) -> dict[str, Metric]:
+    """Column name -> Metric for every spec, in order.
+
+    A column is named by the spec as written (stripped; a Metric by its canonical spec),
+    so ``table["ndcg_cut_10"]`` works when that is what was asked for. trec_eval's
+    ``-m`` forms expand to one column per value, named as trec_eval prints them: a
+    parameter list (``P.5,10``, ``ndcg_cut.10,20``, ``iprec_at_recall..10,.20``,
+    ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``), a nickname (``official``, ``all_trec``,
+    ``set``: every measure of the set, in trec_eval's order) and a family name that is
+    not a rankkit name (``ndcg_cut``, ``map_cut``, ``iprec_at_recall``: its default
+    parameters). With ``trec_names_first`` (the command line) every trec_eval name means
+    what it means to trec_eval, so ``P`` is P_5 ... P_1000, not precision of the whole
+    list. Repeated columns are computed once.
+
+    Examples
+    --------
+    >>> {name: str(m) for name, m in expand_metrics(["P.10,5", "map", "nDCG@10"]).items()}
+    {'P_5': 'P@5', 'P_10': 'P@10', 'map': 'AP', 'nDCG@10': 'nDCG@10'}
+    >>> list(expand_metrics("set"))
+    ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'utility', 'set_P', 'set_relative_P', 'set_recall', 'set_map', 'set_F']
+    """
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    columns: dict[str, Metric] = {}
+    for spec in metrics:
+        if isinstance(spec, Metric):
+            columns.setdefault(str(spec), spec)
+            continue
+        if not isinstance(spec, str):
+            raise ValueError(f"a metric spec must be a string or Metric, got {type(spec).__name__}")
+        for column, metric in _expand_one(spec.strip(), trec_names_first):
+            columns.setdefault(column, metric)
+    if not columns:
+        raise ValueError("metrics must name at least one metric")
+    return columns
+
+
+def _expand_one(spec: str, trec_names_first: bool) -> list[tuple[str, Metric]]:
+    if spec in NICKNAMES:
+        wanted = set(NICKNAMES[spec])
+        return [pair for family in TREC_ORDER if family in wanted for pair in trec_columns(family)]
+    family, dot, params = spec.partition(".")
+    if dot and family in TREC_FAMILIES and "(" not in spec and "@" not in spec:
+        return trec_columns(family, params)
+    if family in TREC_FAMILIES and not dot:
+        kind = TREC_FAMILIES[family][1].kind
+        if trec_names_first or (kind in ("cutoffs", "levels") and not _is_rankkit_name(family)):
+            return trec_columns(family)
+    return [(spec, parse_metric(spec))]
+
+
+def _is_rankkit_name(name: str) -> bool:
+    try:
+        _resolve_name(name)
+    except ValueError:
+        return False
+    return True
