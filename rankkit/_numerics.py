@@ -15,15 +15,18 @@ combines many of them or approximates a function. So:
 2. **Sums over queries** (trec_eval's ``all`` line, means, the statistics of
    ``compare``) run in query order the same way (:func:`query_sum`, :func:`query_mean`),
    which is also how trec_eval adds its per-query values.
-3. **Elementary functions** of ranks and labels (the log2 discount, powers ``p**i``,
-   ``2**label``) are computed with Python's :mod:`decimal` module, arithmetic defined
-   digit for digit by its specification, at 40 digits, then rounded once to a double:
-   the correctly rounded value in all but astronomically rare cases, and the same
-   value on every machine. numpy's ``log2``/``exp2``/``power`` use SIMD code chosen by
-   CPU (SVML on AVX-512) and the C library's versions are chosen by CPU too (FMA
-   variants); they differ in the last bit from each other (``np.exp2`` and ``2.0**x``
-   disagree on about 1 in 1,000 inputs) and from the correctly rounded result.
-   Values are computed once per rank (or distinct label) and cached.
+3. **Elementary functions** of ranks and labels (the log2 discount, ``2**label``, the
+   logarithms of the geometric mean) are computed with Python's :mod:`decimal` module,
+   arithmetic defined digit for digit by its specification, at 40 digits, then rounded
+   once to a double: the correctly rounded value in all but astronomically rare cases,
+   and the same value on every machine. numpy's ``log2``/``exp2``/``power`` use SIMD
+   code chosen by CPU (SVML on AVX-512) and the C library's versions are chosen by CPU
+   too (FMA variants); they differ in the last bit from each other (``np.exp2`` and
+   ``2.0**x`` disagree on about 1 in 1,000 inputs) and from the correctly rounded
+   result. Values are computed once per rank (or distinct label) and cached. Powers
+   ``p**i`` (RBP, ERR) are products, built as trec_eval builds them: multiplied by
+   ``p`` once per rank (:func:`powers`), so that RBP prints what trec_eval prints even
+   where its value sits on a rounding boundary (0.9**i has few decimals).
 4. **Matrix products** appear only where they are exact (:func:`exact_matmul`, for the
    resampling tests of :mod:`rankkit.stats`): when every product and partial sum is an
    integer multiple of one unit below 2**53, no order of summation can round, so any
@@ -231,23 +234,21 @@ def log2(x: np.ndarray) -> np.ndarray:
     return table[inverse].reshape(x.shape)
 
 
-_POWERS: dict[float, _Table] = {}
-
-
 def powers(p: float, n: int) -> np.ndarray:
-    """``p**i`` for i = 0..n-1, each correctly rounded from the exact value of ``p`` (read-only).
+    """``p**i`` for i = 0..n-1, built as trec_eval builds them: 1.0, then multiplied by
+    ``p`` once per rank, left to right (each product one IEEE rounding).
 
     Examples
     --------
     >>> powers(0.5, 4)
     array([1.   , 0.5  , 0.25 , 0.125])
+    >>> bool(powers(0.9, 3)[2] == 0.9 * 0.9)
+    True
     """
-    p = float(p)
-    table = _POWERS.get(p)
-    if table is None:
-        exact = Decimal(p)  # the double's exact value
-        table = _POWERS.setdefault(p, _Table(lambda i: _to_double(_CONTEXT.power(exact, i))))
-    return table(n)
+    factors = np.full(n, float(p))
+    if n:
+        factors[0] = 1.0
+    return np.cumprod(factors)
 
 
 def _exp2_scalar(x: float) -> float:

@@ -842,7 +842,8 @@ def interpolated_precision_average(
         matched = best[rows, at] if best.shape[1] else np.zeros(r.n_queries)
         values[:, j] = np.where(match, matched, np.where(stuck, first, 0.0))
         reached = np.where(match, cut, reached)
-    return r.result(rank_sum(values) / levels.size)
+    # trec_eval adds the levels' values in the order its walk meets them: the last first
+    return r.result(rank_sum(values[:, ::-1]) / levels.size)
 
 
 def pr_curve(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> pd.DataFrame:

@@ -25,17 +25,13 @@ from typing import Sequence, TextIO
 import numpy as np
 import pandas as pd
 
-from .evaluate import REGISTRY, TIE_POLICIES, aggregate, evaluate, parse_metric
+from . import __version__
+from .evaluate import TIE_POLICIES
+from .io import read_qrels
+from .specs import REGISTRY
+from .trec import evaluate_like_trec_eval, trec_lines, trec_measures
 
 PROG = "rankkit"
-
-#: trec_eval's default ("official") measures that rankkit computes; runid, num_q and
-#: gm_map are not per-query metrics and are left out.
-DEFAULT_METRICS = (
-    "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-    *(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)),
-    *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-)
 
 
 def _positive_int(text: str) -> int:
@@ -45,6 +41,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return value
 
 
@@ -71,6 +77,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Evaluate rankings: IR metrics, trec_eval-exact.",
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     ev = commands.add_parser(
@@ -81,19 +88,29 @@ def _build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")
-    ev.add_argument("run", metavar="RUN", help="run: qid Q0 docno rank score tag (.gz too)")
+    ev.add_argument("run", metavar="RUN", help="run: qid Q0 docno rank score tag (.gz too; - reads standard input)")
     ev.add_argument(
         "-m", "--metric", action="append", dest="metrics", metavar="SPEC",
-        help="metric spec, repeatable (default: trec_eval's default measures)",
+        help="measure, repeatable: a trec_eval name (map, P.5,10, ndcg_cut, rbp.p=0.8), a "
+             "nickname (official, all_trec, set) or a rankkit spec (nDCG(gain='exp')@10); "
+             "default: official, trec_eval's default",
     )
     ev.add_argument("-q", "--per-query", action="store_true",
                     help="print each query's values, then the 'all' line (trec_eval -q)")
     ev.add_argument("-c", "--judged-queries", action="store_true",
                     help="score every judged query; those missing from the run score 0 (trec_eval -c)")
+    ev.add_argument("-n", "--no-summary", action="store_true",
+                    help="no 'all' lines (trec_eval -n)")
     ev.add_argument("-M", "--depth", type=_positive_int, metavar="DEPTH",
                     help="keep only the top DEPTH documents of each query (trec_eval -M)")
     ev.add_argument("-l", "--level", type=_positive_float, metavar="LEVEL",
                     help="relevance level: label >= LEVEL is relevant (trec_eval -l; default 1)")
+    ev.add_argument("-J", "--judged-only", action="store_true",
+                    help="score only the judged documents of each ranking (trec_eval -J)")
+    ev.add_argument("-N", "--n-docs", type=_nonnegative_int, metavar="N",
+                    help="number of documents in the collection, for utility (trec_eval -N)")
+    ev.add_argument("-v", "--version", action="version", version=f"{PROG} {__version__} (trec_eval 10.0 measures)",
+                    help="print the version and exit")
     ev.add_argument("--ties", choices=TIE_POLICIES, default="docno",
                     help="order of equal scores (default: docno, trec_eval's)")
     ev.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
@@ -132,57 +149,51 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _format_value(value: float, integer: bool) -> str:
-    return str(int(round(value))) if integer else f"{value:.4f}"
-
-
-def _trec_lines(table: pd.DataFrame, means: pd.Series, per_query: bool) -> list[str]:
-    specs = table.attrs.get("metrics", {})
-    integer = {c: parse_metric(specs.get(c, c)).info.total for c in table.columns}
-    lines = []
-    if per_query:
-        for qid, row in zip(table.index, table.itertuples(index=False, name=None)):
-            for column, value in zip(table.columns, row):
-                lines.append(f"{column:<22}\t{qid}\t{_format_value(value, integer[column])}")
-    for column in table.columns:
-        lines.append(f"{column:<22}\tall\t{_format_value(means[column], integer[column])}")
-    return lines
-
-
-def _write(table: pd.DataFrame, fmt: str, per_query: bool, out: TextIO) -> None:
-    means = aggregate(table)
-    if fmt == "trec":
-        out.write("\n".join(_trec_lines(table, means, per_query)) + "\n")
-    elif fmt == "csv":
-        rows = table.copy() if per_query else table.iloc[:0].copy()
+def _write(table: pd.DataFrame, summary: pd.Series, args: argparse.Namespace, out: TextIO) -> None:
+    if args.format == "trec":
+        for line in trec_lines(table, summary, per_query=args.per_query, summary_lines=not args.no_summary):
+            out.write(line + "\n")
+    elif args.format == "csv":
+        rows = table.copy() if args.per_query else table.iloc[:0].copy()
         rows.index = rows.index.astype(str)
-        rows.loc["all"] = means
+        if not args.no_summary:
+            rows.loc["all"] = summary
         rows.to_csv(out, index_label="query_id", lineterminator="\n")
     else:
         document = {
             "metrics": table.attrs.get("metrics", {}),
-            "all": {c: float(v) for c, v in means.items()},
             "unscored": {str(q): why for q, why in table.attrs.get("unscored", {}).items()},
         }
-        if per_query:
+        if not args.no_summary:
+            document["all"] = {c: _plain(v) for c, v in summary.items()}
+        if args.per_query:
             document["queries"] = {
-                str(qid): dict(zip(table.columns, map(float, row)))
+                str(qid): {c: _plain(v) for c, v in zip(table.columns, row)}
                 for qid, row in zip(table.index, table.itertuples(index=False, name=None))
             }
         json.dump(document, out, indent=2)
         out.write("\n")
 
 
+def _plain(value):
+    return value if isinstance(value, str) or value is None else float(value)
+
+
 def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
-    metrics = args.metrics or list(DEFAULT_METRICS)
-    table = evaluate(
-        args.qrels, args.run, metrics,
-        ties=args.ties,
-        queries="qrels" if args.judged_queries else "run",
-        depth=args.depth,
-        rel=args.level,
+    columns = trec_measures(args.metrics)  # bad measures fail before any file is read
+    qrels = read_qrels(args.qrels)
+    if qrels.relevance.dtype.kind == "f":
+        warnings.warn(
+            f"{args.qrels}: some labels are not integers; rankkit keeps them, trec_eval would "
+            "truncate them (1.7 -> 1)", UserWarning, stacklevel=2,
+        )
+    run = sys.stdin.buffer if args.run == "-" else args.run
+    table, summary = evaluate_like_trec_eval(
+        qrels, run, columns,
+        complete=args.judged_queries, rel=args.level, depth=args.depth,
+        judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties,
     )
-    _write(table, args.format, args.per_query, out)
+    _write(table, summary, args, out)
 
 
 def _run_names(paths: Sequence[str], baseline: str | None) -> list[str]:
@@ -227,6 +238,15 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
         out.write(text + "\n" + _note(table, "*") + "\n")
 
 
+def _silence(out: TextIO) -> None:
+    """Point a broken standard output at /dev/null, so that Python's final flush of its
+    buffer does not print "Exception ignored ... BrokenPipeError"."""
+    if out is sys.stdout:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 2 bad input).
 
@@ -235,17 +255,24 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
     >>> main(["evaluate", "no-such-qrels", "no-such-run", "-m", "P@5"])
     2
     """
-    out = sys.stdout if out is None else out
+    if out is None:
+        out = sys.stdout
+        if hasattr(out, "reconfigure"):  # ids that are not UTF-8 print back as their bytes
+            out.reconfigure(errors="surrogateescape")
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse has printed the usage message
+    except SystemExit as exc:  # argparse has printed the usage message (or the version)
         return int(exc.code) if isinstance(exc.code, int) else 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             args.handler(args, out)
+            out.flush()
             status = 0
+        except BrokenPipeError:  # the reader left (| head -1): stop quietly, as a C tool would
+            _silence(out)
+            return 141
         except (ValueError, OSError) as exc:
             message = exc.strerror + f": {exc.filename}" if isinstance(exc, OSError) and exc.filename else str(exc)
             print(f"{PROG} {args.command}: error: {message}", file=sys.stderr)

@@ -419,7 +419,8 @@ def rbp(
             raise ValueError(f"rel applies to binary RBP only; got rel={rel!r} with max_grade={max_grade!r}")
         values = r.labels[:, :span] / scale
     values = r.expected(values)[:, :k]
-    return r.result(weighted_rank_sum(values, (1.0 - p) * powers(p, values.shape[1])))
+    # trec_eval's order: the sum of r_i * p**(i-1) in rank order, then times (1 - p)
+    return r.result((1.0 - p) * weighted_rank_sum(values, powers(p, values.shape[1])))
 
 
 RESIDUAL_CONVENTIONS = ("moffat_zobel", "trec_eval")
@@ -492,12 +493,12 @@ def rbp_residual(
     retrieved = np.arange(judged.shape[1]) < r.lengths[:, None]
     unknown = retrieved & ~judged
     unjudged = r.expected(unknown.astype(np.float64))[:, :k]
-    weights = (1.0 - p) * powers(p, unjudged.shape[1])
     evaluated = r.lengths if k is None else np.minimum(r.lengths, k)
     tail = powers(p, int(evaluated.max(initial=0)) + 1)[evaluated]
     if convention == "trec_eval":
         tail = tail * _chance_of_unjudged(r, unknown, k)
-    return r.result(weighted_rank_sum(unjudged, weights) + tail)
+    # trec_eval's order: p**d + (1 - p) * (the sum of p**(i-1) over unjudged ranks)
+    return r.result(tail + (1.0 - p) * weighted_rank_sum(unjudged, powers(p, unjudged.shape[1])))
 
 
 def _chance_of_unjudged(r: Rankings, unknown: np.ndarray, k: int | None) -> np.ndarray:

@@ -501,7 +501,7 @@ def _rbp_sweep(labels: np.ndarray, ps: np.ndarray) -> np.ndarray:
     Summed in rank order with the powers of :func:`rankkit.rbp` (see ``rankkit._numerics``).
     """
     depth = labels.shape[1]
-    sweep = [weighted_rank_sum(labels, (1.0 - p) * powers(p, depth)) for p in ps]  # a few p's
+    sweep = [(1.0 - p) * weighted_rank_sum(labels, powers(p, depth)) for p in ps]  # a few p's
     return np.stack(sweep, axis=1) if sweep else np.zeros((labels.shape[0], 0))
 
 

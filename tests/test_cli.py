@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rankkit.cli import DEFAULT_METRICS, main
+from rankkit.cli import main
 
 QRELS = """\
 q1 0 a 1
@@ -46,10 +46,10 @@ def run_cli(*argv: str) -> tuple[int, str]:
 def test_trec_format_means_only(files, capsys):
     status, out = run_cli("evaluate", *files, "-m", "P@2", "-m", "num_ret", "-m", "map")
     assert status == 0
-    assert out == (
-        "P@2                   \tall\t0.2500\n"
+    assert out == (  # trec_eval's names in trec_eval's order, then rankkit specs as given
         "num_ret               \tall\t5\n"
         "map                   \tall\t0.3750\n"  # q1: (1/1 + 2/4) / 2, q4: 0
+        "P@2                   \tall\t0.2500\n"
     )
     err = capsys.readouterr().err
     assert "rankkit evaluate: warning: run queries without judgments are not scored (1): q3" in err
@@ -60,12 +60,12 @@ def test_trec_format_per_query_then_all(files):
     status, out = run_cli("evaluate", "-q", *files, "-m", "P@2", "-m", "num_rel")
     assert status == 0
     assert out.splitlines() == [
-        "P@2                   \tq1\t0.5000",
         "num_rel               \tq1\t2",
-        "P@2                   \tq4\t0.0000",
+        "P@2                   \tq1\t0.5000",
         "num_rel               \tq4\t0",
-        "P@2                   \tall\t0.2500",
+        "P@2                   \tq4\t0.0000",
         "num_rel               \tall\t2",
+        "P@2                   \tall\t0.2500",
     ]
 
 
@@ -91,14 +91,18 @@ def test_depth_level_and_ties(files):
 def test_default_metrics_are_trec_eval_defaults(files):
     status, out = run_cli("evaluate", *files)
     assert status == 0
-    assert [line.split("\t")[0].strip() for line in out.splitlines()] == list(DEFAULT_METRICS)
-    assert DEFAULT_METRICS[:7] == ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank")
+    names = [line.split("\t")[0].strip() for line in out.splitlines()]
+    assert names == [
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+        "recip_rank", *(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)),
+        *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    ]
 
 
 def test_csv_format(files):
     status, out = run_cli("evaluate", "-q", "--format", "csv", *files, "-m", "P@2", "-m", "num_ret")
     assert status == 0
-    assert out.splitlines() == ["query_id,P@2,num_ret", "q1,0.5,4.0", "q4,0.0,1.0", "all,0.25,5.0"]
+    assert out.splitlines() == ["query_id,num_ret,P@2", "q1,4.0,0.5", "q4,1.0,0.0", "all,5.0,0.25"]
     _, means = run_cli("evaluate", "--format", "csv", *files, "-m", "P@2")
     assert means.splitlines() == ["query_id,P@2", "all,0.25"]
 

@@ -1,8 +1,8 @@
 """Same numbers on every machine: every metric kernel, bit for bit, against pure Python.
 
 ``rankkit._numerics`` fixes one order of floating-point operations (sums along ranks and
-over queries left to right, correctly rounded log2 / powers / 2**x, products one IEEE
-operation each). Each reference below computes a metric with Python floats in that order,
+over queries left to right, correctly rounded log2 and 2**x, powers multiplied one rank at
+a time, products one IEEE operation each). Each reference below computes a metric with Python floats in that order,
 one query and one rank at a time, and the kernel must give the *same double* (``==``),
 on random rankings of 1 to 1000 documents: binary and graded labels, unjudged ranks,
 padding (queries shorter than the matrix) and tie groups. A BLAS product (``@``) or
@@ -107,7 +107,10 @@ DISCOUNT = [float(x) for x in _numerics.discounts(1000)]
 
 
 def power(p: float, i: int) -> float:
-    return float(_numerics.powers(p, i + 1)[i])
+    value = 1.0
+    for _ in range(i):
+        value *= p
+    return value
 
 
 def exp2(x: float) -> float:
@@ -135,9 +138,12 @@ def test_log2_of_ranks_is_correctly_rounded():
 
 
 @pytest.mark.parametrize("p", [0.5, 0.8, 0.9, 0.95, 0.99, 1 / 3])
-def test_powers_are_correctly_rounded(p):
-    context = Context(prec=80)
-    assert list(_numerics.powers(p, 400)) == [float(context.power(Decimal(p), i)) for i in range(400)]
+def test_powers_multiply_one_rank_at_a_time(p):
+    expected, value = [], 1.0
+    for _ in range(400):
+        expected.append(value)
+        value *= p  # trec_eval's cur_p = cur_p * p
+    assert list(_numerics.powers(p, 400)) == expected
 
 
 def test_exp2_is_correctly_rounded():
@@ -226,24 +232,24 @@ def test_rbp_bit_for_bit(seed, ties, k):
     for p in (0.5, 0.8, 0.95):
         binary, graded, by_query, mz, te = [], [], [], [], []
         for q, labels in rows(r):
-            weights = [(1.0 - p) * power(p, i) for i in range(len(labels))]
+            weights = [power(p, i) for i in range(len(labels))]
             hit = cut(expected(r, q, [1.0 if x >= 2 else 0.0 for x in labels]), k)
-            binary.append(left_sum(v * weights[i] for i, v in enumerate(hit)))
+            binary.append((1.0 - p) * left_sum(v * weights[i] for i, v in enumerate(hit)))
             scaled = cut(expected(r, q, [x / 4.0 for x in labels]), k)
-            graded.append(left_sum(v * weights[i] for i, v in enumerate(scaled)))
+            graded.append((1.0 - p) * left_sum(v * weights[i] for i, v in enumerate(scaled)))
             top = max(max(r.ideal[q], default=0.0), max(labels, default=0.0))
             scale = top if top > 1.0 else 1.0
             scaled = cut(expected(r, q, [x / scale for x in labels]), k)
-            by_query.append(left_sum(v * weights[i] for i, v in enumerate(scaled)))
+            by_query.append((1.0 - p) * left_sum(v * weights[i] for i, v in enumerate(scaled)))
             length = int(r.lengths[q])
             unknown = [1.0 if i < length and not r.judged[q, i] else 0.0 for i in range(len(labels))]
             unknown = cut(expected(r, q, unknown), k)
             evaluated = length if k is None else min(length, k)
-            partial = left_sum(v * weights[i] for i, v in enumerate(unknown))
-            mz.append(partial + power(p, evaluated))
+            partial = (1.0 - p) * left_sum(v * weights[i] for i, v in enumerate(unknown))
+            mz.append(power(p, evaluated) + partial)
             if r.ties is None:
                 chance = 1.0 if any(x > 0 for x in unknown) else 0.0
-                te.append(partial + power(p, evaluated) * chance)
+                te.append(power(p, evaluated) * chance + partial)
         same(rk.rbp(r, p=p, k=k, rel=2), binary)
         same(rk.rbp(r, p=p, k=k, max_grade=4), graded)
         same(rk.rbp(r, p=p, k=k, max_grade="query"), by_query)

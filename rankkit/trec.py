@@ -1,0 +1,180 @@
+"""trec_eval's output, byte for byte: which measures, in which order, each line, the ``all`` line.
+
+``rankkit evaluate`` prints what trec_eval 10 prints for the same files and flags. Three
+things differ from :func:`rankkit.evaluate` and live here:
+
+- **Measures and their order.** ``-m`` takes trec_eval's names, parameter lists and
+  nicknames (``official`` when none is given), and trec_eval prints in the order of its
+  measure table (:data:`rankkit.specs.TREC_ORDER`), whatever the order of ``-m``; the first
+  ``-m`` that gives a measure parameters wins. rankkit specs (``nDCG(gain='exp')@10``)
+  follow, in the order given.
+- **Queries missing from the run under -c.** trec_eval 10 ranks a one-document list for
+  them (a document outside the pool), then sets num_ret, utility, relstring, unj* and
+  rbp_resid to 0 (or ''), matching those names exactly, so that ``utility_2,-1,0,0`` or
+  ``relstring_20`` keep the values of the one-document list. The ``all`` line of num_rel
+  then counts every qrels label above 0, whatever ``-l``.
+- **Printing.** ``%-22s\\t<query>\\t%6.4f``; counts as integers; runid and relstring as
+  strings; NaN as trec_eval's ``-nan``.
+
+Without ``-c`` trec_eval 10 stops (exit 4) at a judged query that the run lacks; rankkit
+warns and scores the queries the two files share, like trec_eval 9 (see the README's table
+of deliberate differences).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from .evaluate import _defaults, _score, _take, aggregate, select_queries
+from .rankings import Rankings, rank
+from .specs import NICKNAMES, TREC_FAMILIES, TREC_ORDER, Metric, expand_metrics, parse_metric, trec_columns
+
+__all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines"]
+
+#: Values trec_eval -c sets on a query missing from the run (matched by exact name; and
+#: every name that starts with unj).
+_CLEARED = {"num_ret": 0.0, "utility": 0.0, "relstring": "", "rbp_resid": 0.0}
+
+
+def trec_measures(specs: Iterable[str] | None) -> dict[str, Metric]:
+    """Column name -> Metric for trec_eval's ``-m`` arguments, in trec_eval's print order.
+
+    Parameters
+    ----------
+    specs : iterable of str, or None
+        ``-m`` values: trec_eval names (``map``, ``P``, ``P.5,10``, ``ndcg_cut.10``,
+        ``rbp.p=0.8``), nicknames (``official``, ``all_trec``, ``set``) or rankkit specs.
+        None: ``official``, trec_eval's default.
+
+    Examples
+    --------
+    >>> list(trec_measures(["P.10,5", "map", "nDCG(gain='exp')@10", "P.20"]))
+    ['map', 'P_5', 'P_10', "nDCG(gain='exp')@10"]
+    """
+    specs = ["official"] if not specs else list(specs)
+    params: dict[str, str | None] = {}  # trec_eval family -> the first parameters given
+    others: list[str] = []
+    for spec in specs:
+        family, dot, given = spec.partition(".")
+        if spec in NICKNAMES:
+            for member in NICKNAMES[spec]:
+                params.setdefault(member, None)
+        elif family in TREC_FAMILIES and "(" not in spec and "@" not in spec:
+            if params.get(family) is None:
+                params[family] = given if dot else None
+        else:
+            others.append(spec)
+    columns: dict[str, Metric] = {}
+    for family in TREC_ORDER:
+        if family in params:
+            columns.update(trec_columns(family, params[family]))
+    for column, metric in expand_metrics(others, trec_names_first=True).items() if others else ():
+        columns.setdefault(column, metric)
+    return columns
+
+
+def evaluate_like_trec_eval(
+    qrels,
+    run,
+    columns: dict[str, Metric],
+    *,
+    complete: bool = False,
+    rel: float | None = None,
+    depth: int | None = None,
+    judged_only: bool = False,
+    n_docs: int | None = None,
+    ties: str = "docno",
+) -> tuple[pd.DataFrame, pd.Series]:
+    """Per-query values and the ``all`` line, as trec_eval computes them.
+
+    ``complete`` is trec_eval's ``-c``; ``rel`` ``-l``, ``depth`` ``-M``, ``judged_only``
+    ``-J``, ``n_docs`` ``-N``. Returns the per-query table (one row per scored query, in
+    trec_eval's order) and the ``all`` values (a Series; strings for runid).
+    """
+    r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only)
+    keep, unscored = select_queries(r, "qrels" if complete else "run", stacklevel=4)
+    missing = ~r.has_run[keep]
+    scored = _one_unpooled_document(_take(r, keep), missing, judged_only)
+    table = _score(scored, columns, _defaults(r, rel, None, n_docs))
+    _trec_eval_nan(table, columns, scored, rel)
+    _clear_missing(table, missing)
+    table.attrs["unscored"] = unscored
+    summary = aggregate(table)
+    if complete and "num_rel" in table.columns:  # trec_eval counts every label > 0 here
+        summary["num_rel"] = float((r.ideal[r.has_qrels] > 0).sum())
+    return table, summary
+
+
+def _one_unpooled_document(r: Rankings, missing: np.ndarray, judged_only: bool) -> Rankings:
+    """trec_eval -c's ranking for a query missing from the run: one document outside the
+    pool (which -J removes again)."""
+    if not missing.any() or judged_only:
+        return r
+    labels, judged, pooled, ties = r.labels, r.judged, r.in_pool, r.ties
+    if r.depth == 0:  # no query retrieved anything: make room for the one document
+        labels = np.zeros((r.n_queries, 1))
+        judged = np.zeros((r.n_queries, 1), dtype=bool)
+        pooled = judged.copy()
+        ties = None if ties is None else np.arange(r.n_queries).reshape(-1, 1)
+    lengths = np.where(missing, 1, r.lengths)
+    return replace(r, labels=labels, judged=judged, pooled=pooled, lengths=lengths, ties=ties)
+
+
+def _clear_missing(table: pd.DataFrame, missing: np.ndarray) -> None:
+    """What trec_eval -c sets on queries missing from the run, by exact name."""
+    if not missing.any():
+        return
+    for column in table.columns:
+        if column.startswith("unj"):
+            table.loc[missing, column] = 0.0
+        elif column in _CLEARED:
+            table.loc[missing, column] = _CLEARED[column]
+
+
+def _trec_eval_nan(table: pd.DataFrame, columns: dict[str, Metric], r: Rankings, rel: float | None) -> None:
+    """trec_eval's NaN on an empty ranking (only under -J): 11pt_avg, and iprec_at_recall
+    at a level that rounds to no relevant document."""
+    empty = r.lengths == 0
+    if not empty.any():
+        return
+    for column, metric in columns.items():
+        if metric.name == "iprec_avg":
+            table.loc[empty, column] = np.nan
+        elif metric.name == "iprec":
+            level = metric.kwargs["recall"] * r.n_relevant(metric.kwargs.get("rel", rel or 1))
+            rounds_to_zero = np.floor(level) + (level - np.floor(level) >= 0.5) == 0
+            table.loc[empty & rounds_to_zero, column] = np.nan
+
+
+def _format(value, kind: str, per_query: bool) -> str:
+    if kind == "str":
+        return f"'{value}'" if per_query else str(value)
+    if isinstance(value, float) and math.isnan(value):
+        return f"{'-nan':>6}"  # glibc's printf of the x86 default NaN
+    if kind == "int":
+        return str(int(value))  # C's (long): toward zero
+    return f"{value:6.4f}"
+
+
+def trec_lines(
+    table: pd.DataFrame, summary: pd.Series, *, per_query: bool, summary_lines: bool = True
+) -> Iterator[str]:
+    """The lines trec_eval prints, without their newline: per query (``-q``) the values
+    of every measure that has one, then the ``all`` line of every measure that has one
+    (none with ``-n``)."""
+    specs = table.attrs.get("metrics", {})
+    infos = {column: parse_metric(specs.get(column, column)).info for column in table.columns}
+    if per_query:
+        shown = [c for c in table.columns if not infos[c].summary_only]
+        for qid, row in zip(table.index, table[shown].itertuples(index=False, name=None)):
+            for column, value in zip(shown, row):
+                yield f"{column:<22}\t{qid}\t{_format(value, infos[column].kind, True)}"
+    if summary_lines:
+        for column in table.columns:
+            if infos[column].aggregate != "none":
+                yield f"{column:<22}\tall\t{_format(summary[column], infos[column].kind, False)}"
