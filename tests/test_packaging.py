@@ -42,3 +42,14 @@ def test_lock_lies_inside_the_declared_range():
     lock = _pins("lock.txt")
     for package, floor in _floors().items():
         assert lock[package] >= floor, package
+
+
+def test_readme_names_every_trec_eval_measure_and_flag():
+    from rankkit.specs import TREC_ORDER
+
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| trec_eval | rankkit spec | function |"):]
+    for family in TREC_ORDER:
+        assert f"`{family}" in table, family
+    for flag in ("-q", "-m", "-c", "-n", "-l", "-M", "-J", "-N", "-v"):
+        assert f"| `{flag}" in readme, flag

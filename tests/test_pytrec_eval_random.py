@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankkit.evaluate import evaluate
+from rankkit.evaluate import aggregate, evaluate
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -25,6 +25,15 @@ MEASURES = [
     "P_5", "recall_10", "map", "map_cut_5", "recip_rank", "ndcg", "ndcg_cut_5", "Rprec",
     "success_5", "bpref", "num_rel_ret", "num_ret", "num_rel", "P_1", "recall_5",
 ]
+# Every other per-query measure pytrec_eval (trec_eval 9.0.8) shares with trec_eval 10,
+# under the name both print (runid and relstring come back from pytrec_eval as 0.0).
+MORE_MEASURES = [
+    "num_q", "infAP", "Rprec_mult_0.20", "Rprec_mult_1.40", "utility", "binG", "G", "ndcg_rel",
+    "Rndcg", "relative_P_5", "relative_P_10", "set_P", "set_relative_P", "set_recall", "set_map",
+    "set_F", "num_nonrel_judged_ret", "success_1", "map_cut_10", "ndcg_cut_10",
+]
+# trec_eval 9 rounds level * R with (long) (x + 0.9) in 11pt_avg too (10: lround)
+ELEVEN_POINT = {"11pt_avg": "iprec_avg(rounding='plus_0.9')"}
 QUERIES = [f"q{i}" for i in range(5)]
 DOCS = [f"d{i}" for i in range(12)] + ["D5", "d10x", "a"]  # mixed case and lengths: byte order
 SCORES = [0.0, 0.5, 1.0, 1.5, 2.0, -1.0]  # few values: many ties
@@ -78,6 +87,58 @@ def _assert_agree(qrels, run, measures, relevance_level=1, **kwargs):
 @given(qrels_strategy, run_strategy)
 def test_random_runs_agree_with_pytrec_eval(qrels, run):
     _assert_agree(qrels, run, {**{m: m for m in MEASURES}, **IPREC})
+
+
+@settings(max_examples=60)
+@given(qrels_strategy, run_strategy)
+def test_every_shared_measure_agrees_with_pytrec_eval(qrels, run):
+    _assert_agree(qrels, run, {**{m: m for m in MORE_MEASURES}, **ELEVEN_POINT})
+
+
+@settings(max_examples=40)
+@given(qrels_strategy, run_strategy)
+def test_geometric_means_agree_with_pytrec_eval(qrels, run):
+    """trec_eval 9 stores log(max(AP, 1e-5)) per query for gm_map (10 prints none); the
+    all line is exp of their mean."""
+    if not set(qrels) & set(run):
+        return
+    theirs = _pytrec(qrels, run, {"gm_map", "gm_bpref"})
+    table = _ours(qrels, run, ["gm_map", "gm_bpref"])
+    for column in ("gm_map", "gm_bpref"):
+        logs = [theirs[str(q)][column] for q in table.index]
+        assert np.allclose(np.log(np.maximum(table[column], 1e-5)), logs, rtol=0, atol=1e-9)
+        expected = float(np.exp(np.mean(logs)))
+        assert abs(aggregate(table)[column] - expected) < 1e-12
+
+
+def test_trec_eval_9_and_10_differences():
+    """What pytrec_eval (trec_eval 9.0.8) computes differently from trec_eval 10, rankkit's default."""
+    # 1. Recall levels to counts: 9 uses (long) (l * R + 0.9), 10 lround(l * R). Relevant at
+    #    ranks 1, 3 and 6 (interpolated precisions 1, 2/3, 1/2), R = 3, l = 0.4: 9 counts 2
+    #    (1.2 + 0.9) and reads 2/3, 10 counts 1 (round(1.2)) and reads 1.
+    qrels = {"q": {"a": 1, "b": 1, "c": 1}}
+    run = {"q": {"a": 6.0, "x": 5.0, "b": 4.0, "y": 3.0, "z": 2.0, "c": 1.0}}
+    theirs = _pytrec(qrels, run, {"iprec_at_recall", "11pt_avg"})["q"]
+    nine = _ours(qrels, run, ["iprec(recall=0.4, rounding='plus_0.9')", "iprec_avg(rounding='plus_0.9')"])
+    ten = _ours(qrels, run, ["iprec(recall=0.4)", "iprec_avg"])
+    assert nine.iloc[0, 0] == theirs["iprec_at_recall_0.40"] == 2 / 3
+    assert ten.iloc[0, 0] == 1.0
+    assert nine.iloc[0, 1] == theirs["11pt_avg"] != ten.iloc[0, 1]
+    # 2. Scores: 9 reads them as float, so scores equal in float tie; 10 (and rankkit) keep doubles.
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 0.1, "b": 0.1 + 1e-12}}  # b above a in double, tied in float (docno: b)
+    assert _pytrec(qrels, run, {"recip_rank"})["q"]["recip_rank"] == 0.5
+    assert _ours(qrels, run, ["recip_rank"]).iloc[0, 0] == 0.5
+    run = {"q": {"a": 0.1 + 1e-12, "b": 0.1}}  # a above b in double, tied in float: docno puts b first
+    assert _pytrec(qrels, run, {"recip_rank"})["q"]["recip_rank"] == 0.5
+    assert _ours(qrels, run, ["recip_rank"]).iloc[0, 0] == 1.0
+    # 3. A judged query missing from the run: 9 skips it silently, 10 stops (exit 4) without -c;
+    #    rankkit skips it with a warning (and scores it as 0 under queries='qrels', like -c).
+    qrels = {"q": {"a": 1}, "lost": {"z": 1}}
+    run = {"q": {"a": 1.0}}
+    assert set(_pytrec(qrels, run, {"P_5"})) == {"q"}
+    with pytest.warns(UserWarning, match="judged queries missing from the run are not scored"):
+        assert list(evaluate(qrels, run, ["P_5"]).index) == ["q"]
 
 
 @settings(max_examples=40)
