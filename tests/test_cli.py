@@ -219,3 +219,16 @@ def test_python_dash_m_rankkit(files):
     )
     assert done.returncode == 0
     assert done.stdout == "P@2                   \tall\t0.2500\n"
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv", "json"])
+def test_broken_pipe_exits_quietly(tmp_path, fmt):
+    qrels = "".join(f"q{i} 0 d{j} {j % 3}\n" for i in range(300) for j in range(5))
+    run = "".join(f"q{i} Q0 d{j} {j} {1.0 / (j + 1)} tag\n" for i in range(300) for j in range(8))
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    command = (f"{sys.executable} -m rankkit evaluate -q -m all_trec --format {fmt} "
+               f"{tmp_path / 'qrels'} {tmp_path / 'run'} | head -1")
+    result = subprocess.run(["sh", "-c", command], capture_output=True, text=True)
+    assert result.stderr == ""  # no traceback, no "Exception ignored"
+    assert len(result.stdout.splitlines()) == 1
