@@ -232,3 +232,52 @@ def test_broken_pipe_exits_quietly(tmp_path, fmt):
     result = subprocess.run(["sh", "-c", command], capture_output=True, text=True)
     assert result.stderr == ""  # no traceback, no "Exception ignored"
     assert len(result.stdout.splitlines()) == 1
+
+
+def test_trec_eval_flags_n_j_and_n_docs(files):
+    _, out = run_cli("evaluate", "-q", "-n", *files, "-m", "num_ret", "-m", "map")
+    assert out.splitlines() == [  # -n: no all lines
+        "num_ret               \tq1\t4", "map                   \tq1\t0.7500",
+        "num_ret               \tq4\t1", "map                   \tq4\t0.0000",
+    ]
+    _, judged = run_cli("evaluate", "-q", "-J", *files, "-m", "num_ret", "-m", "P.2")
+    assert "num_ret               \tq1\t3" in judged  # u (unjudged) removed: a b c
+    assert "P_2                   \tq1\t0.5000" in judged  # a, b
+    _, utility = run_cli("evaluate", "-N", "100", *files, "-m", "utility.0,0,0,1")
+    # d * (N + r - n - R) per query: q1 100 + 2 - 4 - 2, q4 100 + 0 - 1 - 0; the mean
+    assert utility == "utility_0,0,0,1       \tall\t97.5000\n"
+
+
+def test_nicknames_and_families_expand_like_trec_eval(files):
+    _, out = run_cli("evaluate", *files, "-m", "set")
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == [
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P",
+        "set_recall", "set_map", "set_F",
+    ]
+    _, out = run_cli("evaluate", *files, "-m", "success", "-m", "P.3")
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == [
+        "P_3", "success_1", "success_5", "success_10",
+    ]
+
+
+def test_version(capsys):
+    assert main(["evaluate", "-v"]) == 0
+    assert capsys.readouterr().out.startswith("rankkit ")
+
+
+def test_no_query_in_common_is_an_error(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("2 Q0 a 1 1.0 t\n")
+    status, out = run_cli("evaluate", str(tmp_path / "q"), str(tmp_path / "r"))
+    assert status == 2 and out == ""
+    assert "error: no query in common between the judgments (1) and the run (2)" in capsys.readouterr().err
+
+
+def test_labels_that_are_not_integers_are_kept_with_one_warning(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 0 a 1.5\n1 0 b 0.5\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n")
+    status, out = run_cli("evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "num_rel", "-m", "ndcg")
+    assert status == 0
+    assert out.splitlines()[0] == "num_rel               \tall\t1"  # 1.5 >= 1; trec_eval: 1 and 0
+    err = capsys.readouterr().err
+    assert err.count("some labels are not integers; rankkit keeps them, trec_eval would truncate") == 1
