@@ -27,7 +27,6 @@ import pandas as pd
 
 from . import __version__
 from .evaluate import TIE_POLICIES
-from .io import read_qrels
 from .specs import REGISTRY
 from .trec import evaluate_like_trec_eval, trec_lines, trec_measures
 
@@ -181,15 +180,9 @@ def _plain(value):
 
 def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
     columns = trec_measures(args.metrics)  # bad measures fail before any file is read
-    qrels = read_qrels(args.qrels)
-    if qrels.relevance.dtype.kind == "f":
-        warnings.warn(
-            f"{args.qrels}: some labels are not integers; rankkit keeps them, trec_eval would "
-            "truncate them (1.7 -> 1)", UserWarning, stacklevel=2,
-        )
     run = sys.stdin.buffer if args.run == "-" else args.run
     table, summary = evaluate_like_trec_eval(
-        qrels, run, columns,
+        args.qrels, run, columns,
         complete=args.judged_queries, rel=args.level, depth=args.depth,
         judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties,
     )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable
 from dataclasses import fields, replace
-from decimal import Context, Decimal
+from decimal import Context, Decimal, localcontext
 from typing import Any
 
 import numpy as np
@@ -131,16 +131,29 @@ def _kwargs(metric: Metric, defaults: dict[str, Any]) -> dict[str, Any]:
 
 def _score(r: Rankings, columns: dict[str, Metric], defaults: dict[str, Any]) -> pd.DataFrame:
     data = {}
+    batches: dict[tuple, list[tuple[str, Any]]] = {}  # metrics computed together (MetricInfo.batch)
     for column, metric in columns.items():
-        dtype = object if metric.info.kind == "str" else np.float64
-        try:
-            values = metric.info.func(r, **_kwargs(metric, defaults))
-        except ValueError as exc:  # say which spec the metric function refused
-            raise ValueError(f"metric {column}: {exc}") from None
-        data[column] = np.asarray(values, dtype=dtype).reshape(r.n_queries)
+        info, kwargs = metric.info, _kwargs(metric, defaults)
+        if info.batch is not None:
+            value = kwargs.pop(info.params[0])
+            batches.setdefault((metric.name, tuple(sorted(kwargs.items()))), []).append((column, value))
+            continue
+        dtype = object if info.kind == "str" else np.float64
+        data[column] = np.asarray(_call(column, info.func, r, kwargs), dtype=dtype).reshape(r.n_queries)
+    for (name, kwargs), members in batches.items():
+        values = _call(members[0][0], REGISTRY[name].batch, r, dict(kwargs), [v for _, v in members])
+        for j, (column, _) in enumerate(members):
+            data[column] = values[:, j]
     table = pd.DataFrame(data, index=pd.Index(r.query_ids, name="query_id"), columns=list(columns))
     table.attrs["metrics"] = {column: str(metric) for column, metric in columns.items()}
     return table
+
+
+def _call(column: str, func, r: Rankings, kwargs: dict[str, Any], *args):
+    try:
+        return func(r, *args, **kwargs)
+    except ValueError as exc:  # say which spec the metric function refused
+        raise ValueError(f"metric {column}: {exc}") from None
 
 
 def _max_label(r: Rankings) -> float:
@@ -192,17 +205,18 @@ GEOMETRIC_FLOOR = 0.00001  # trec_eval's MIN_GEO_MEAN
 def geometric_mean(values: np.ndarray) -> float:
     """exp(mean(log(max(v, 1e-5)))): trec_eval's gm_map / gm_bpref over per-query values.
 
-    The logarithms and the exponential are computed in 40-digit decimal arithmetic and
-    rounded once (the same on every machine; see ``rankkit._numerics``).
+    Computed in 40-digit decimal arithmetic, the same on every machine (see
+    ``rankkit._numerics``): the product of the floored values, one query at a time in query
+    order, then one logarithm, the division by n and one exponential, rounded once.
     """
     n = len(values)
     if n == 0:
         return 0.0
-    context = Context(prec=40)
-    total = Decimal(0)
-    for value in values:  # an aggregate: one logarithm per query, in query order
-        total = context.add(total, context.ln(Decimal(float(max(value, GEOMETRIC_FLOOR)))))
-    return float(context.exp(context.divide(total, n)))
+    with localcontext(Context(prec=40, Emin=-(10**12), Emax=10**12)):
+        product = Decimal(1)
+        for value in values:  # an aggregate over queries: one multiplication each
+            product *= Decimal(float(max(value, GEOMETRIC_FLOOR)))
+        return float((product.ln() / n).exp())
 
 
 def _query_flags(r: Rankings) -> tuple[np.ndarray, np.ndarray]:

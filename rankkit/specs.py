@@ -205,6 +205,10 @@ class MetricInfo:
         trec_eval's names for it.
     summary : str
         One line for the help text.
+    batch : callable or None
+        ``batch(rankings, values, **params)`` -> array (n_queries, len(values)): the metric
+        at several values of its first parameter in one pass (``iprec``: every recall
+        level of trec_eval's ``iprec_at_recall`` from one interpolation).
     """
 
     func: Callable[..., Any]
@@ -217,6 +221,7 @@ class MetricInfo:
     data_max_grade: bool = False
     trec: tuple[TrecName, ...] = ()
     summary: str = ""
+    batch: Callable[..., np.ndarray] | None = None
 
     @property
     def total(self) -> bool:
@@ -233,6 +238,12 @@ def _iprec(rankings, *, recall, **kwargs):
     """Interpolated precision at one recall level (trec_eval ``iprec_at_recall``)."""
     values = binary.interpolated_precision(rankings, recall_levels=[recall], **kwargs)
     return np.asarray(values, dtype=np.float64).reshape(-1, 1)[:, 0]
+
+
+def _iprec_levels(rankings, values, **kwargs):
+    levels = values
+    values = binary.interpolated_precision(rankings, recall_levels=levels, **kwargs)
+    return np.asarray(values, dtype=np.float64).reshape(len(rankings), len(levels))
 
 
 def _iprec_avg(rankings, *, levels=None, **kwargs):
@@ -274,7 +285,7 @@ REGISTRY: dict[str, MetricInfo] = {
     "GM_bpref": MetricInfo(binary.bpref, _REL, cutoff=False, aggregate="gmean", summary_only=True,
                            trec=(plain("gm_bpref"),), summary="bpref per query; the geometric mean over queries"),
     "iprec": MetricInfo(_iprec, ("recall", "rel", "rounding"), cutoff=False, required=("recall",),
-                        trec=(levels("iprec_at_recall", "recall", _LEVELS),),
+                        trec=(levels("iprec_at_recall", "recall", _LEVELS),), batch=_iprec_levels,
                         summary="interpolated precision at a recall level (rounding='plus_0.9': trec_eval 9)"),
     "iprec_avg": MetricInfo(_iprec_avg, ("levels", "rel", "rounding"), cutoff=False,
                             trec=(raw("11pt_avg", _LEVELS, lambda t: {"levels": tuple(_numbers(t))}),),

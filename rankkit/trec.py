@@ -24,6 +24,7 @@ of deliberate differences).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
@@ -97,6 +98,9 @@ def evaluate_like_trec_eval(
     trec_eval's order) and the ``all`` values (a Series; strings for runid).
     """
     r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only)
+    if r.ideal.size and not np.array_equal(r.ideal, np.floor(r.ideal)):
+        warnings.warn("some labels are not integers; rankkit keeps them, trec_eval would truncate "
+                      "them (1.7 -> 1)", UserWarning, stacklevel=2)
     keep, unscored = select_queries(r, "qrels" if complete else "run", stacklevel=4)
     missing = ~r.has_run[keep]
     scored = _one_unpooled_document(_take(r, keep), missing, judged_only)
