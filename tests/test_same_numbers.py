@@ -457,3 +457,171 @@ def test_same_bits_whatever_simd_target_or_blas_kernel():
     assert len(default.split()) > 2000
     assert probe(NPY_DISABLE_CPU_FEATURES="X86_V3 X86_V4 AVX2 FMA3 AVX512F AVX512_SKX") == default
     assert probe(OPENBLAS_CORETYPE="Prescott") == default
+
+
+# --------------------------------------------------------------------------- trec_eval's other measures
+
+from rankkit import judgments, sets  # noqa: E402
+from rankkit.binary import (  # noqa: E402
+    interpolated_precision_average, num_nonrelevant_judged_retrieved, r_precision, relative_precision,
+)
+from rankkit.evaluate import geometric_mean  # noqa: E402
+from rankkit.graded import binary_g, g_measure, ndcg_rel, rndcg  # noqa: E402
+
+
+def log2(x: float) -> float:
+    return _numerics._log2_scalar(x)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_set_measures_and_cutoff_variants_bit_for_bit(seed):
+    r = random_rankings(seed)
+    rel = 2
+    for q, labels in rows(r):
+        n, n_rel = int(r.lengths[q]), int((r.ideal[q] >= rel).sum())
+        found = float(sum(1 for x in labels if x >= rel))
+        for k in (None, 3, 50):
+            hits = float(sum(1 for x in cut(labels, k) if x >= rel))
+            best = min(n if k is None else k, n_rel)
+            assert relative_precision(r, k=k, rel=rel)[q] == ratio(hits, best)
+        for multiple in (0.2, 1.0, 1.4):
+            c = math.floor(multiple * n_rel + 0.9)
+            hits = float(sum(1 for x in labels[:c] if x >= rel))
+            assert r_precision(r, multiple=multiple, rel=rel)[q] == ratio(hits, c)
+        assert sets.set_average_precision(r, rel=rel)[q] == ratio(found * found, float(n) * n_rel)
+        p, c = ratio(found, n), ratio(found, n_rel)
+        f = ((0.5 + 1.0) * p * c) / (0.5 * p + c) if found > 0 and 0.5 * p + c > 0 else 0.0
+        assert sets.set_f(r, beta=0.5, rel=rel)[q] == f
+        a, b, cc, d, big = 2.0, -1.0, -0.5, 0.25, 1000.0
+        expected = a * found + b * (n - found) + cc * (n_rel - found) + d * (big + found - n - n_rel)
+        assert sets.utility(r, a=a, b=b, c=cc, d=d, n_docs=1000, rel=rel)[q] == expected
+        nonrel = float(sum(1 for i in range(n) if r.judged[q, i] and labels[i] < rel))
+        assert num_nonrelevant_judged_retrieved(r, rel=rel)[q] == nonrel
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_eleven_point_average_bit_for_bit(seed):
+    r = random_rankings(seed, kind="binary")
+    for levels in ([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [0.5, 0.1, 0.9], [0.25, 0.75]):
+        out = []
+        for q, labels in rows(r):
+            n_rel = int((r.ideal[q] >= 1).sum())
+            ranks = relevant_ranks(labels, 1)
+            precisions = [(c + 1.0) / rank for c, rank in enumerate(ranks)]
+            best = [max(precisions[t:]) for t in range(len(precisions))]
+            values, phase, reached = [0.0] * len(levels), "skip", len(ranks)
+            for j in reversed(range(len(levels))):  # trec_eval's walk, last level first
+                x = levels[j] * n_rel
+                count = int(math.floor(x) + (x - math.floor(x) >= 0.5))
+                if phase == "skip" and count > len(ranks):
+                    continue
+                if phase != "stuck" and 1 <= count <= reached:
+                    phase, reached, values[j] = "walk", count, best[count - 1]
+                else:
+                    phase, values[j] = "stuck", best[0] if best else 0.0
+            out.append(left_sum(reversed(values)) / len(levels))
+        same(interpolated_precision_average(r, recall_levels=levels), out)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pool_measures_bit_for_bit(seed):
+    r = random_rankings(seed)
+    rng = np.random.default_rng(seed)
+    pooled = r.judged | (rng.random(r.judged.shape) < 0.3) & (np.arange(r.depth) < r.lengths[:, None])
+    r = Rankings(labels=r.labels, judged=r.judged, lengths=r.lengths, ideal=r.ideal, n_judged=r.n_judged,
+                 query_ids=r.query_ids, pooled=pooled)
+    eps = 0.00001
+    for q, labels in rows(r):
+        n, n_rel = int(r.lengths[q]), int((r.ideal[q] >= 1).sum())
+        for k in (None, 5, 20):
+            missing = float(sum(1 for i in range(n if k is None else min(k, n)) if not r.judged[q, i]))
+            assert judgments.unjudged(r, k=k)[q] == ratio(missing, float(n if k is None else k))
+        total, rel_above, nonrel_above, unj_above = 0.0, 0, 0, 0
+        for i in range(n):
+            if not pooled[q, i]:
+                continue
+            if not r.judged[q, i]:
+                unj_above += 1
+            elif labels[i] < 1:
+                nonrel_above += 1
+            else:
+                k1 = float(i + 1)
+                if i == 0:
+                    total += 1.0
+                else:
+                    total += 1.0 / k1 + ((k1 - 1.0) / k1) * (
+                        (rel_above + nonrel_above + unj_above) / (k1 - 1.0)) * (
+                        (rel_above + eps) / (rel_above + nonrel_above + 2.0 * eps))
+                rel_above += 1
+        assert judgments.inferred_average_precision(r)[q] == ratio(total, n_rel)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_kishida_and_ndcg_variants_bit_for_bit(seed):
+    r = random_rankings(seed)
+    disc = DISCOUNT
+    for q, labels in rows(r):
+        n = int(r.lengths[q])
+        gains = [labels[i] if i < n else 0.0 for i in range(len(labels))]
+        ideal = sorted((x for x in r.ideal[q][: r.n_judged[q]] if x > 0), reverse=True)
+        n_rel = sum(1 for x in r.ideal[q] if x >= 1)
+        # binG
+        total, found = 0.0, 0
+        for i, x in enumerate(labels):
+            if x >= 1:
+                total += 1.0 / log2(2.0 + (i - found))
+                found += 1
+        assert binary_g(r)[q] == ratio(total, n_rel)
+        # G
+        total, c, s = 0.0, 0.0, 0.0
+        for i, g in enumerate(gains):
+            c += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+            s += g
+            if g != 0.0:
+                total += g / log2(2.0 + c - s)
+        assert g_measure(r)[q] == ratio(total, left_sum(ideal))
+        # prefix DCG and ideal DCG
+        dcg_at, acc = [], 0.0
+        for i, g in enumerate(gains):
+            acc += g * disc[i]
+            dcg_at.append(acc)
+        width = max(len(labels), len(ideal))
+        idcg_at, acc = [], 0.0
+        for j in range(width):
+            acc += (ideal[j] if j < len(ideal) else 0.0) * disc[j]
+            idcg_at.append(acc)
+        big_k = len(ideal)
+        dcg_n = dcg_at[n - 1] if n else 0.0
+        idcg_k = idcg_at[big_k - 1] if big_k else 0.0
+        # nDCG_rel
+        positive = [i for i, g in enumerate(gains) if g > 0]
+        total = left_sum(dcg_at[i] / idcg_at[i] for i in positive) + (big_k - len(positive)) * (
+            dcg_n / idcg_k if idcg_k else math.nan)
+        assert ndcg_rel(r)[q] == (total / big_k if big_k and total > 0 else 0.0)
+        # RnDCG
+        if n_rel == 0:
+            assert rndcg(r)[q] == 0.0
+            continue
+        changes = [c for c in range(1, big_k + 1) if c == big_k or ideal[c - 1] != ideal[c]]
+        terms = [(dcg_at[min(c, n) - 1] if min(c, n) else 0.0) / idcg_at[c - 1] for c in changes]
+        total = left_sum(terms)
+        count = len(terms)
+        if n > big_k + 1:
+            total += dcg_n / idcg_k if idcg_k else math.nan
+            count += 1
+        expected = total / count if count else math.nan
+        same([rndcg(r)[q]], [expected])
+
+
+def test_geometric_mean_is_the_decimal_product():
+    from decimal import Context, localcontext
+
+    values = np.random.default_rng(3).random(500)
+    values[:5] = [0.0, 1e-9, 1.0, 0.5, 1e-5]
+    with localcontext(Context(prec=40, Emin=-(10**12), Emax=10**12)):
+        product = Decimal(1)
+        for v in values:
+            product *= Decimal(float(max(v, 1e-5)))
+        expected = float((product.ln() / len(values)).exp())
+    assert geometric_mean(values) == expected
+    assert abs(expected - np.exp(np.mean(np.log(np.maximum(values, 1e-5))))) < 1e-14

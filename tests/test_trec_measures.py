@@ -1,0 +1,170 @@
+"""The measures trec_eval 10 added to rankkit: hand-computed cases, trec_eval's printed values,
+properties and error messages. (Bit-for-bit order: test_same_numbers.py; random runs against
+pytrec_eval: test_pytrec_eval_random.py; against a trec_eval binary: test_trec_eval_binary.py.)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankkit as rk
+from rankkit import judgments, sets
+from rankkit.binary import (
+    interpolated_precision, interpolated_precision_average, num_nonrelevant_judged_retrieved,
+    r_precision, relative_precision,
+)
+from rankkit.evaluate import aggregate, geometric_mean, score
+from rankkit.graded import binary_g, g_measure, ndcg_rel, rndcg
+
+
+def rankings(labels, judged, pooled=None, extra=()):
+    """One query: labels in rank order, which are judged, which are in the pool; ``extra``:
+    judged labels nobody retrieved."""
+    labels = np.array([labels], dtype=float)
+    judged = np.array([judged], dtype=bool)
+    ideal = sorted([*labels[judged], *extra], reverse=True)
+    return rk.Rankings(labels=labels, judged=judged, lengths=np.array([labels.shape[1]]),
+                       ideal=np.array([ideal or [0.0]]), n_judged=np.array([len(ideal)]),
+                       query_ids=pd.Index(["q"]),
+                       pooled=None if pooled is None else np.array([pooled], dtype=bool))
+
+
+# --------------------------------------------------------------------------- binary and set
+
+
+def test_relative_precision():
+    assert relative_precision([1, 0, 1, 0], k=4) == 1.0  # R = 2, both in the top 4
+    assert relative_precision([0, 1, 0, 0], k=1) == 0.0
+    assert relative_precision([1, 0, 1, 0, 0, 1], k=2) == 0.5  # 1 of min(2, 3)
+    assert relative_precision([1, 0, 0], k=None) == 1.0  # set_relative_P: 1 / min(3, 1)
+    assert relative_precision([0, 0], k=3) == 0.0  # no relevant document
+
+
+def test_r_precision_at_multiples_of_r():
+    labels = [1, 0, 1, 0, 0]  # R = 2
+    assert r_precision(labels, multiple=1.0) == r_precision(labels) == 0.5
+    assert r_precision(labels, multiple=2.0) == 0.5  # c = floor(4 + 0.9) = 4: 2 / 4
+    assert r_precision(labels, multiple=0.2) == 1.0  # c = floor(0.4 + 0.9) = 1
+    assert r_precision(labels, multiple=0.0) == 0.0  # c = floor(0.9) = 0
+    assert r_precision(labels, multiple=5.0) == 0.2  # c = 10 > 5 retrieved: 2 / 10
+    with pytest.raises(ValueError, match="multiple must be a non-negative number, got -1"):
+        r_precision(labels, multiple=-1)
+
+
+def test_num_nonrelevant_judged_retrieved_skips_unjudged():
+    r = rankings([2, 0, 0, 1], [True, True, False, True])
+    assert num_nonrelevant_judged_retrieved(r).tolist() == [1.0]
+    assert num_nonrelevant_judged_retrieved(r, rel=2).tolist() == [2.0]  # label 1 < 2
+
+
+def test_interpolated_precision_average_sorted_and_trec_eval_walk():
+    labels = [1, 0, 0, 0, 1, 0, 0, 1]  # R = 3; interpolated: 1 at rank 1, 0.4 at 5, 0.375 at 8
+    levels = [0.1, 0.5]
+    each = interpolated_precision(labels, recall_levels=levels)
+    assert each.tolist() == [1.0, 0.4]
+    assert interpolated_precision_average(labels, recall_levels=levels) == pytest.approx(0.7)  # trec_eval: 0.7000
+    # unsorted levels: trec_eval 10's walk gives both the first relevant document's value
+    assert interpolated_precision_average(labels, recall_levels=[0.5, 0.1]) == 1.0  # trec_eval: 1.0000
+    standard = interpolated_precision(labels)
+    assert interpolated_precision_average(labels) == pytest.approx(standard.mean(), abs=1e-15)
+    assert interpolated_precision_average([0, 0, 0], recall_levels=[0.5]) == 0.0
+
+
+def test_set_measures():
+    assert sets.set_average_precision([1, 0, 1, 0]) == 0.5  # (2 / 4) * (2 / 2)
+    assert sets.set_average_precision([0, 0]) == 0.0
+    assert sets.set_f([1, 0, 1, 0, 0, 0]) == pytest.approx(0.5)  # P = 1/3, R = 1
+    assert sets.set_f([1, 0, 1, 0, 0, 0], beta=0.0) == pytest.approx(1 / 3)  # precision
+    assert sets.set_f([0, 0, 1]) == pytest.approx(0.5)
+    assert sets.set_f([0, 0]) == 0.0
+    with pytest.raises(ValueError, match="beta must be a non-negative number, got -1.0"):
+        sets.set_f([1], beta=-1)
+
+
+def test_utility_coefficients_and_collection_size():
+    labels = [1, 0, 1, 0, 0]  # r = 2, n = 5, R = 2
+    assert sets.utility(labels) == -1.0  # 2 - 3
+    assert sets.utility(labels, a=3, b=-2, c=-1, d=0) == 0.0
+    missed_one = rankings([1, 0], [True, True], extra=[1])  # r = 1, n = 2, R = 2
+    assert sets.utility(missed_one, c=-1.0)[0] == 1.0 - 1.0 - 1.0  # r - (n - r) - (R - r)
+    assert sets.utility(labels, a=0, b=0, c=0, d=1, n_docs=100) == 95.0  # 100 + 2 - 5 - 2
+    with pytest.raises(ValueError, match="n_docs must be a non-negative integer, got -1"):
+        sets.utility(labels, n_docs=-1)
+    with pytest.raises(ValueError, match="a must be a finite number"):
+        sets.utility(labels, a=float("nan"))
+
+
+# --------------------------------------------------------------------------- pools
+
+
+def test_unjudged_keeps_k_as_denominator():
+    r = rankings([0, 0, 0], [True, False, False])
+    assert judgments.unjudged(r, k=5).tolist() == [0.4]  # 2 of 5 (trec_eval unj_5)
+    assert judgments.unjudged(r, k=1).tolist() == [0.0]
+    assert judgments.unjudged(r).tolist() == [pytest.approx(2 / 3)]
+    assert judgments.unjudged([[1, 0]], k=2).tolist() == [0.0]  # a bare list is judged
+
+
+def test_relstring_and_infap_on_a_sampled_pool():
+    # d0 2, d1 pooled but not judged (qrels -1), d2 1, d3 0, d4 12; trec_eval 10 prints
+    # relstring '2.10>' and infAP 0.9111 for this query (one run of the binary)
+    r = rankings([2, 0, 1, 0, 12], [True, False, True, True, True], pooled=[True] * 5)
+    assert judgments.relevance_string(r).tolist() == ["2.10>"]
+    assert judgments.inferred_average_precision(r)[0] == pytest.approx(0.9111, abs=5e-5)
+    outside = rankings([2, 0, 1], [True, False, True])  # d1 not in the qrels at all
+    assert judgments.relevance_string(outside, k=2).tolist() == ["2-"]
+    assert judgments.relevance_string([3, 1]) == "31"
+
+
+def test_infap_equals_ap_when_everything_is_judged():
+    for labels in ([1, 0, 1, 0], [0, 0, 1, 1, 1], [1, 1, 0]):
+        assert judgments.inferred_average_precision(labels) == pytest.approx(
+            rk.average_precision(labels), abs=1e-4)
+
+
+# --------------------------------------------------------------------------- gains
+
+
+def test_g_measures_ndcg_rel_and_rndcg_print_what_trec_eval_prints():
+    labels = [1, 2, 0, 1]  # every document judged; trec_eval 10 -q prints:
+    assert binary_g(labels) == pytest.approx(0.8770, abs=5e-5)  # binG
+    assert g_measure(labels) == pytest.approx(0.8155, abs=5e-5)  # G
+    assert ndcg_rel(labels) == pytest.approx(0.7399, abs=5e-5)  # ndcg_rel
+    assert rndcg(labels) == pytest.approx(0.6112, abs=5e-5)  # Rndcg
+
+
+def test_g_measure_is_one_for_an_ideal_ranking():
+    assert g_measure([3, 2, 2, 1, 0]) == 1.0
+    assert binary_g([1, 1, 0]) == 1.0  # every relevant document before any other
+    assert ndcg_rel([2, 1, 0]) == 1.0
+
+
+def test_rndcg_zero_without_relevant_and_nan_with_no_positive_gain():
+    assert rndcg([0, 0, 0]) == 0.0  # R = 0
+    # R = 2 but no positive gain: the only term is DCG_n / IDCG_0 = 0 / 0 (trec_eval: -nan)
+    assert math.isnan(rndcg([1, 1, 0], gain={1: 0.0}))
+
+
+def test_kishida_measures_refuse_tie_averaging():
+    r = rk.rank({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 1.0}}, ties="average")
+    for function in (binary_g, g_measure, ndcg_rel, rndcg):
+        with pytest.raises(ValueError, match="does not support ties='average'"):
+            function(r)
+
+
+# --------------------------------------------------------------------------- aggregates
+
+
+def test_geometric_means_floor_and_value():
+    assert geometric_mean(np.array([1.0, 0.25])) == pytest.approx(0.5)
+    assert geometric_mean(np.array([0.0, 1.0])) == pytest.approx(math.sqrt(1e-5))  # trec_eval's floor
+    assert geometric_mean(np.array([])) == 0.0
+    table = score([[1, 0], [0, 1]], ["gm_map", "map", "gm_bpref", "num_q"])
+    assert table["gm_map"].tolist() == table["map"].tolist()  # per query: AP
+    means = aggregate(table)
+    assert means["gm_map"] == pytest.approx(math.sqrt(1.0 * 0.5))
+    assert means["num_q"] == 2.0
