@@ -17,39 +17,38 @@ Column types, chosen for :func:`rankkit.rankings.rank` and measured on a 10-mill
   measured and rejected here: unifying the parser's per-block dictionaries of ~2 million
   distinct documents took ~6 s, more than reading the file.
 
-Files are parsed by ``pyarrow.csv`` (multi-threaded, only the needed columns, no Python
-loop per line); a line the fast parser cannot take (odd whitespace, trailing columns like
-trec_eval's ``results.trunc``) is parsed on its own, and on any error a slow line-by-line
-scan names the file and the line.
+Ids are compared as bytes, as trec_eval's ``strcmp`` does. An id column whose ids are
+all valid UTF-8 holds them as ``str``, as described above. A column where some id is not
+(Latin-1 ``caf\xe9``, say) holds every id as a Python ``str`` decoded with
+``errors="surrogateescape"`` (``doc_id`` of dtype ``object``, ``query_id`` categories an
+``object`` Index): ``id.encode("utf-8", "surrogateescape")`` gives back the file's bytes,
+and writing the id to a stream with ``errors="surrogateescape"`` reproduces them. Keys,
+matches and orders use those bytes, so a Latin-1 ``caf\xe9`` never equals a UTF-8 ``café``.
+
+TREC files are read by :mod:`rankkit._trecfile`, the way trec_eval 10 reads them.
 """
 
 from __future__ import annotations
 
-import gzip
-import math
 import os
 import weakref
 from collections.abc import Mapping
 from itertools import chain
-from pathlib import Path
-from typing import Any, Union
+from typing import IO, Any, Union
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
+
+from ._trecfile import FORMATS as _FORMATS
+from ._trecfile import id_text
+from ._trecfile import parse as parse_trec_file
 
 __all__ = ["read_qrels", "read_run"]
 
-Source = Union[str, os.PathLike, pd.DataFrame, Mapping]
+Source = Union[str, os.PathLike, IO[bytes], pd.DataFrame, Mapping]
 
-# kind -> (value column, file column names, how many columns a line must have, extra allowed)
-_FORMATS = {
-    "qrels": ("relevance", ("query_id", "iter", "doc_id", "relevance"), 4, False),
-    "run": ("score", ("query_id", "q0", "doc_id", "rank", "score", "tag"), 6, True),
-}
-_QUERY_TYPE = pa.dictionary(pa.int32(), pa.large_string())  # few distinct query ids
 _DOC_KEYS = "rankkit.doc_keys"  # attrs key: the _DocKeys the duplicate check built, for rank
 
 
@@ -58,10 +57,11 @@ def read_qrels(source: Source, *, name: str | None = None) -> pd.DataFrame:
 
     Parameters
     ----------
-    source : path, pandas.DataFrame or dict
+    source : path, binary file object, pandas.DataFrame or dict
         A TREC qrels file (``query_id iteration doc_id relevance``, whitespace separated,
-        ``.gz`` allowed; the iteration column is ignored, as trec_eval does); a DataFrame
-        with columns ``query_id``, ``doc_id``, ``relevance``; or ``{query_id: {doc_id: label}}``.
+        gzip allowed; the iteration column is ignored, as trec_eval does; see the module
+        docstring for the exact rules); a DataFrame with columns ``query_id``, ``doc_id``,
+        ``relevance``; or ``{query_id: {doc_id: label}}``.
     name : str, optional
         Stored in ``df.attrs["name"]`` (default None).
 
@@ -78,7 +78,8 @@ def read_qrels(source: Source, *, name: str | None = None) -> pd.DataFrame:
     ------
     ValueError
         Malformed line (file and line number), non-numeric or non-finite label,
-        a document judged twice for one query (query and document named), an empty file.
+        a document judged twice for one query (query and document named), an empty,
+        missing, unreadable or binary file.
 
     Examples
     --------
@@ -99,14 +100,16 @@ def read_run(source: Source, *, name: str | None = None) -> pd.DataFrame:
 
     Parameters
     ----------
-    source : path, pandas.DataFrame or dict
+    source : path, binary file object, pandas.DataFrame or dict
         A TREC run file (``query_id Q0 doc_id rank score tag``, whitespace separated,
-        ``.gz`` allowed; the ``Q0`` and rank columns are ignored, and so are columns after the
-        tag, as trec_eval does); a DataFrame with columns ``query_id``, ``doc_id``, ``score``;
+        gzip allowed; the ``Q0`` and rank columns are ignored, and so are columns after the
+        tag, as trec_eval does; see the module docstring for the exact rules), e.g.
+        ``sys.stdin.buffer``; a DataFrame with columns ``query_id``, ``doc_id``, ``score``;
         or ``{query_id: {doc_id: score}}``.
     name : str, optional
-        Stored in ``df.attrs["name"]``; default the run tag of the file's first line (for a
-        DataFrame or dict: its ``attrs["name"]`` if any, else None).
+        Stored in ``df.attrs["name"]``; default the run tag of the file's last data line, as
+        trec_eval's ``runid`` (for a DataFrame: its ``attrs["name"]`` if any, else None;
+        for a dict: None).
 
     Returns
     -------
@@ -119,7 +122,8 @@ def read_run(source: Source, *, name: str | None = None) -> pd.DataFrame:
     ------
     ValueError
         Malformed line (file and line number), a non-numeric, NaN or infinite score,
-        a document retrieved twice for one query (query and document named), an empty file.
+        a document retrieved twice for one query (query and document named), an empty,
+        missing, unreadable or binary file.
 
     Examples
     --------
@@ -148,41 +152,54 @@ def _read(source: Any, kind: str, name: str | None) -> pd.DataFrame:
     elif isinstance(source, Mapping):
         df = _from_dict(source, kind)
         label = name
-    elif isinstance(source, (str, os.PathLike)):
-        df, tag = _from_file(Path(source), kind)
+    elif isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
+        df, tag = _from_file(source, kind)
         label = name if name is not None else tag
     else:
         raise ValueError(
-            f"{kind} must be a file path, a pandas DataFrame or a dict {{query_id: {{doc_id: value}}}}, "
-            f"got {type(source).__name__}"
+            f"{kind} must be a file path, a pandas DataFrame or a dict {{query_id: {{doc_id: value}}}} "
+            f"(or a binary file object), got {type(source).__name__}"
         )
     df.attrs["name"] = label
     return df
 
 
-def _frame(query_ids: pa.Array, doc_ids: pa.Array, values: np.ndarray, kind: str) -> pd.DataFrame:
-    """The result frame; ids stay Arrow-backed, values become int64 where all are integers."""
+def _frame(query_ids: pa.Array | pd.Series, doc_ids: pa.Array | pd.Series, values: np.ndarray,
+           kind: str) -> pd.DataFrame:
+    """The result frame; ids stay Arrow-backed where they are UTF-8, values become int64
+    where all are integers."""
     value_col = _FORMATS[kind][0]
     if kind == "qrels":
         values = _as_labels(values)
     return pd.DataFrame({
         "query_id": query_ids if isinstance(query_ids, pd.Series) else _query_series(query_ids),
-        "doc_id": _string_series(doc_ids),
+        "doc_id": doc_ids if isinstance(doc_ids, pd.Series) else _doc_series(doc_ids),
         value_col: values,
     })
 
 
 def _query_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
-    """Query ids as a Categorical whose categories are the distinct ids, sorted as strings."""
+    """Query ids (Arrow text or bytes, plain or dictionary-encoded) as a Categorical whose
+    categories are the distinct ids, sorted by their bytes."""
     if not isinstance(arr, pa.ChunkedArray):
         arr = pa.chunked_array([arr])
     if len(arr) == 0:
         return pd.Series(pd.Categorical([], categories=pd.Index([], dtype=_STR)))
     if not pa.types.is_dictionary(arr.type):
         arr = pc.dictionary_encode(arr)
+    if _is_binary(arr.type.value_type):
+        text = _as_text([c.dictionary for c in arr.chunks])
+        if text is not None:  # bytes that are all UTF-8: the same indices, text dictionaries
+            arr = pa.chunked_array(
+                [pa.DictionaryArray.from_arrays(c.indices, d) for c, d in zip(arr.chunks, text)]
+            )
+    series = arr.to_pandas()
+    categories = series.cat.categories
+    if len(categories) and isinstance(categories[0], bytes):
+        series = series.cat.rename_categories(pd.Index([_id_text(b) for b in categories], dtype=object))
     # Every dictionary here (the CSV parser's, one per block, or dictionary_encode's) holds
     # only ids that occur in its chunk, and pandas unifies them into their union: all used.
-    return _canonical_categories(arr.to_pandas(), all_used=True)
+    return _canonical_categories(series, all_used=True)
 
 
 def _canonical_categories(series: pd.Series, all_used: bool = False) -> pd.Series:
@@ -201,14 +218,12 @@ def _canonical_categories(series: pd.Series, all_used: bool = False) -> pd.Serie
     if len(set(names)) < len(names):
         dup = next(x for x in names if names.count(x) > 1)
         raise ValueError(f"query ids {dup!r} occur as different types (e.g. 1 and '1')")
-    by_name = sorted(range(len(names)), key=names.__getitem__)
-    if len(used) == len(categories) and by_name == list(range(len(names))) and categories.dtype == _STR:
+    by_name, index = _sorted_ids(names)
+    if len(used) == len(categories) and by_name == list(range(len(names))) and categories.dtype == index.dtype:
         return series.reset_index(drop=True)
     remap = np.zeros(len(categories), dtype=codes.dtype if len(names) < np.iinfo(codes.dtype).max else np.int32)
     remap[used[by_name]] = np.arange(len(names))
-    new = pd.Categorical.from_codes(
-        remap[codes], categories=pd.Index([names[i] for i in by_name], dtype=_STR), validate=False
-    )
+    new = pd.Categorical.from_codes(remap[codes], categories=index, validate=False)
     return pd.Series(new)
 
 
@@ -225,6 +240,16 @@ def _string_dtype() -> pd.StringDtype:
 _STR = _string_dtype()
 
 
+def _doc_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
+    """Document ids from Arrow text or bytes: pyarrow-backed str if all are UTF-8, else a
+    column of surrogate-escaped ``str`` (dtype object; see the module docstring)."""
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    text = _as_text(chunks)
+    if text is None:
+        return pd.Series([_id_text(b) for b in pa.chunked_array(chunks).to_pylist()], dtype=object)
+    return _string_series(pa.chunked_array(text, type=text[0].type if text else pa.large_string()))
+
+
 def _string_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
     if not isinstance(arr, pa.ChunkedArray):
         arr = pa.chunked_array([arr])
@@ -235,6 +260,63 @@ def _string_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
     except (TypeError, ValueError):  # pandas 2.1 takes only 32-bit offsets (string, not large_string)
         values = _STR.__from_arrow__(arr.cast(pa.string()))
     return pd.Series(values, copy=False)
+
+
+def _as_text(arrays: list[pa.Array]) -> list[pa.Array] | None:
+    """These Arrow arrays as text (binary ones cast, which checks UTF-8), or None if some
+    binary array holds bytes that are not UTF-8."""
+    out = []
+    for arr in arrays:
+        if _is_binary(arr.type):
+            try:
+                arr = arr.cast(pa.large_string())  # zero-copy, after checking UTF-8
+            except pa.ArrowInvalid:
+                return None
+        out.append(arr)
+    return out
+
+
+def _is_binary(type_: pa.DataType) -> bool:
+    return pa.types.is_binary(type_) or pa.types.is_large_binary(type_)
+
+
+def _id_bytes(text: str) -> bytes:
+    """An id's bytes: the inverse of :func:`_id_text`."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+_id_text = id_text
+
+
+def _id_index(names: list[str]) -> pd.Index:
+    """An Index of ids: Arrow-backed str, or object when some id holds escaped bytes."""
+    try:
+        return pd.Index(names, dtype=_STR)
+    except UnicodeEncodeError:
+        return pd.Index(names, dtype=object)
+
+
+def _sorted_ids(names: list[str], among: list[int] | None = None) -> tuple[list[int], pd.Index]:
+    """The positions of ``names`` (or of ``among`` them) in byte order, and those names as
+    an Index (:func:`_id_index`)."""
+    among = range(len(names)) if among is None else among
+    order = sorted(among, key=names.__getitem__)  # code point order: byte order for UTF-8
+    index = _id_index([names[i] for i in order])
+    if index.dtype == object:  # escaped bytes sort apart in code point order (U+DC80-U+DCFF)
+        order = sorted(among, key=lambda i: _id_bytes(names[i]))
+        index = pd.Index([names[i] for i in order], dtype=object)
+    return order, index
+
+
+def _text_array(values: list) -> pa.Array:
+    """Ids as one Arrow array: large_string, or large_binary of their bytes when some id
+    holds escaped bytes (a column read from a non-UTF-8 file)."""
+    try:
+        return pa.array(values, type=pa.large_string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):  # not all str: numbers, say
+        return _text_array([v if isinstance(v, str) else str(v) for v in values])
+    except UnicodeEncodeError:
+        return pa.array([_id_bytes(v) for v in values], type=pa.large_binary())
 
 
 def _as_labels(values: np.ndarray) -> np.ndarray:
@@ -283,12 +365,14 @@ def _plain(label: Any) -> Any:
 
 
 def _arrow_strings(series: pd.Series) -> pa.ChunkedArray:
+    """An id column as Arrow: its own array if Arrow-backed (no copy), else large_string,
+    or large_binary when some id holds escaped bytes (see :func:`_text_array`)."""
     arr = series.array
     if isinstance(arr, pd.arrays.ArrowStringArray) or isinstance(series.dtype, pd.ArrowDtype):
         chunked = arr.__arrow_array__()
         if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
             return chunked
-    return pa.chunked_array([pa.array(series.astype(str).to_numpy(dtype=object), type=pa.string())])
+    return pa.chunked_array([_text_array(series.to_numpy(dtype=object).tolist())])
 
 
 # --------------------------------------------------------------------------- dict
@@ -309,25 +393,17 @@ def _from_dict(source: Mapping, kind: str) -> pd.DataFrame:
                 if not _is_number(value):
                     raise ValueError(f"{kind}[{qid!r}][{doc!r}]: {value_col} must be a number, got {value!r}") from None
         raise  # pragma: no cover - fromiter failed for a reason the scan did not find
-    doc_list = list(chain.from_iterable(inner))
-    try:
-        doc_ids = pa.array(doc_list, type=pa.large_string())
-    except (pa.ArrowTypeError, pa.ArrowInvalid):
-        doc_ids = pa.array([str(d) for d in doc_list], type=pa.large_string())
-    del doc_list
+    doc_ids = _text_array(list(chain.from_iterable(inner)))
     # Query ids straight to a Categorical with sorted categories (the readers' convention).
     names = [q if isinstance(q, str) else str(q) for q in source.keys()]
     keep = lengths > 0  # a query with an empty dict has no row
-    by_name = sorted(np.flatnonzero(keep).tolist(), key=names.__getitem__)
-    sorted_names = [names[i] for i in by_name]
-    if len(set(sorted_names)) < len(sorted_names):
-        dup = next(x for x in sorted_names if sorted_names.count(x) > 1)
+    by_name, categories = _sorted_ids(names, np.flatnonzero(keep).tolist())
+    if categories.has_duplicates:
+        dup = categories[categories.duplicated()][0]
         raise ValueError(f"query ids {dup!r} occur as different types (e.g. 1 and '1')")
     code_of = np.zeros(len(names), dtype=np.int32)
     code_of[by_name] = np.arange(len(by_name), dtype=np.int32)
-    query_ids = pd.Series(pd.Categorical.from_codes(
-        np.repeat(code_of, lengths), categories=pd.Index(sorted_names, dtype=_STR), validate=False
-    ))
+    query_ids = pd.Series(pd.Categorical.from_codes(np.repeat(code_of, lengths), categories=categories, validate=False))
     out = _frame(query_ids, doc_ids, values, kind)
     _check_values(out, kind, where=kind)
     return out  # dict keys are unique: no duplicate check needed
@@ -341,68 +417,14 @@ def _is_number(value: Any) -> bool:
     return not isinstance(value, (str, bytes))
 
 
-# --------------------------------------------------------------------------- files
 
-def _from_file(path: Path, kind: str) -> tuple[pd.DataFrame, str | None]:
-    value_col, names, ncols, extra_ok = _FORMATS[kind]
-    if not path.is_file():
-        raise ValueError(f"{kind} file not found: {path}")
-    first = _first_line(path)
-    if first is None:
-        raise ValueError(f"{path}: empty file, expected {kind} lines")
-    first_fields = first.split()
-    tag = first_fields[5] if kind == "run" and len(first_fields) >= 6 else None
-    delimiter = "\t" if "\t" in first else " "
-    stash: list[str] = []
-
-    def keep_aside(row) -> str:
-        stash.append(row.text)
-        return "skip"
-
-    columns = ["query_id", "doc_id", value_col]
-    try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=list(names), block_size=1 << 22),  # 4 MB blocks: lower peak memory
-            parse_options=pacsv.ParseOptions(
-                delimiter=delimiter, quote_char=False, escape_char=False, invalid_row_handler=keep_aside
-            ),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=columns,
-                column_types={"query_id": _QUERY_TYPE, "doc_id": pa.large_string(), value_col: pa.float64()},
-                strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[],
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        return _slow_scan(path, kind), tag
-    query_ids, doc_ids = table.column("query_id"), table.column("doc_id")
-    values = table.column(value_col).to_numpy()
-    del table
-    pa.default_memory_pool().release_unused()  # the parser's blocks: lower the peak that follows
-    if stash:
-        parsed = [_split(text, ncols, extra_ok) for text in stash]
-        parsed = [p for p in parsed if p != ()]  # whitespace-only lines
-        if any(p is None for p in parsed):
-            return _slow_scan(path, kind), tag  # raises, naming the line
-        try:
-            extra_values = np.array([float(p[2]) for p in parsed], dtype=np.float64)
-        except ValueError:
-            return _slow_scan(path, kind), tag
-        extra_q = pa.array([p[0] for p in parsed], pa.large_string()).dictionary_encode()
-        query_ids = pa.chunked_array(query_ids.chunks + [extra_q])
-        doc_ids = pa.chunked_array(doc_ids.chunks + [pa.array([p[1] for p in parsed], doc_ids.type)])
-        values = np.concatenate([values, extra_values])
-    if len(values) == 0:
-        raise ValueError(f"{path}: empty file, expected {kind} lines")
-    # An id holding the other whitespace character ("a b" in a tab-separated file) means
-    # the fast parser did not split the line the way trec_eval does (on any whitespace).
-    other = ord(" " if delimiter == "\t" else "\t")
-    if _has_byte(doc_ids, other) or _has_byte(query_ids, other) or not np.isfinite(values).all():
-        return _slow_scan(path, kind), tag
+def _from_file(source: Any, kind: str) -> tuple[pd.DataFrame, str | None]:
+    """The frame of a TREC file (path or binary file object) and its run tag."""
+    name, query_ids, doc_ids, values, tag = parse_trec_file(source, kind)
     out = _frame(query_ids, doc_ids, values, kind)
     del query_ids, doc_ids, values
     pa.default_memory_pool().release_unused()
-    _check_duplicates(out, kind, where=str(path))
+    _check_duplicates(out, kind, where=name)
     pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed blocks otherwise
     return out, tag
 
@@ -422,59 +444,6 @@ def _has_byte(ids: pa.ChunkedArray, byte: int) -> bool:
         if (np.frombuffer(data, dtype=np.uint8)[offsets[0]: offsets[-1]] == byte).any():
             return True
     return False
-
-
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape")
-    return open(path, encoding="utf-8", errors="surrogateescape")
-
-
-def _first_line(path: Path) -> str | None:
-    with _open_text(path) as f:
-        for line in f:
-            if line.strip():
-                return line
-    return None
-
-
-def _split(text: str, ncols: int, extra_ok: bool):
-    """(query, doc, value) of one line; () for a blank line; None if the column count is wrong."""
-    fields = text.split()
-    if not fields:
-        return ()
-    if len(fields) < ncols or (len(fields) > ncols and not extra_ok):
-        return None
-    return fields[0], fields[2], fields[ncols - 2 if ncols == 6 else 3]
-
-
-def _slow_scan(path: Path, kind: str) -> pd.DataFrame:
-    """Parse line by line in Python: names the first bad line, else returns the data."""
-    value_col, _, ncols, extra_ok = _FORMATS[kind]
-    queries, docs, values = [], [], []
-    with _open_text(path) as f:
-        for number, line in enumerate(f, start=1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) < ncols or (len(fields) > ncols and not extra_ok):
-                expected = f"at least {ncols}" if extra_ok else f"{ncols}"
-                raise ValueError(f"{path} line {number}: expected {expected} columns, got {len(fields)}")
-            text = fields[4] if kind == "run" else fields[3]
-            try:
-                value = float(text)
-            except ValueError:
-                raise ValueError(f"{path} line {number}: {value_col} must be a number, got {text!r}") from None
-            if not math.isfinite(value):
-                raise ValueError(f"{path} line {number}: {value_col} must be finite, got {text!r}")
-            queries.append(fields[0])
-            docs.append(fields[2])
-            values.append(value)
-    if not values:
-        raise ValueError(f"{path}: empty file, expected {kind} lines")
-    out = _frame(pa.array(queries, pa.string()), pa.array(docs, pa.string()), np.array(values), kind)
-    _check_duplicates(out, kind, where=str(path))
-    return out
 
 
 # --------------------------------------------------------------------------- checks
@@ -511,7 +480,7 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
         return
     # Confirm on the strings (a hash collision is not an error).
     idx = np.flatnonzero(np.isin(_pair_keys(df, doc_keys), key[1:][same]))
-    sub = pd.DataFrame({"q": df.query_id.to_numpy()[idx], "d": df.doc_id.to_numpy()[idx]})
+    sub = pd.DataFrame({"q": df.query_id.to_numpy()[idx], "d": df.doc_id.to_numpy()[idx]}, dtype=object)
     dup = sub.duplicated(keep=False).to_numpy()
     if dup.any():
         first = sub[dup].iloc[0]
@@ -599,7 +568,8 @@ def _take(ids: pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
 def _pair_keys(df: pd.DataFrame, doc_keys: np.ndarray) -> np.ndarray:
     """One key per (query, document) row: the query's key, scrambled, XOR the document's."""
     codes, categories = _query_codes(df.query_id)
-    [category_keys] = _string_keys(pa.array(categories, pa.large_string()))
+    names = _text_array(categories)
+    [category_keys] = _string_keys(_bytes_as_string(names) if _is_binary(names.type) else names)
     key = category_keys[codes]
     with np.errstate(over="ignore"):
         key *= _GOLD
@@ -621,8 +591,18 @@ _LOW_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtyp
 
 
 def _arrow_ids(series: pd.Series) -> pa.ChunkedArray:
-    """An id column as Arrow strings (no copy for Arrow-backed columns)."""
-    return _arrow_strings(series)
+    """An id column as Arrow strings (no copy for Arrow-backed columns), for keys and
+    byte-wise comparisons only: ids holding escaped bytes come as a large_string view of
+    their bytes (not UTF-8; Arrow's hashing, equality, sorting and ``take`` never decode)."""
+    ids = _arrow_strings(series)
+    if _is_binary(ids.type):
+        ids = pa.chunked_array([_bytes_as_string(c) for c in ids.chunks], type=pa.large_string())
+    return ids
+
+
+def _bytes_as_string(arr: pa.Array) -> pa.Array:
+    """A large_binary array seen as large_string without a check (see :func:`_arrow_ids`)."""
+    return arr.view(pa.large_string())
 
 
 def _mix(x: np.ndarray) -> np.ndarray:

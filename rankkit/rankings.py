@@ -217,6 +217,15 @@ def as_rankings(x: Any) -> Rankings:
 TIES = ("docno", "optimistic", "pessimistic", "average")
 
 
+def _query_index(query_ids: list[str]) -> pd.Index:
+    """The query ids as an Index of ``str``; of Python objects when some id holds bytes that
+    are not UTF-8 (escaped, see :mod:`rankkit.io`), which pandas 3's ``str`` cannot hold."""
+    try:
+        return pd.Index(query_ids, dtype=str, name="query_id")
+    except UnicodeEncodeError:
+        return pd.Index(query_ids, dtype=object, name="query_id")
+
+
 def rank(
     qrels: Any,
     run: Any,
@@ -317,7 +326,7 @@ def rank(
     qrels_codes, qrels_queries = _query_codes(qrels.query_id)
     n_run = len(run)
     del run  # a frame read here (from a path) frees its query and score columns below
-    query_ids = sorted(set(run_queries) | set(qrels_queries))
+    query_ids = sorted(set(run_queries) | set(qrels_queries), key=lambda q: q.encode("utf-8", "surrogateescape"))
     n = len(query_ids)
     row_of = {q: i for i, q in enumerate(query_ids)}
     rq = np.array([row_of[q] for q in run_queries], dtype=np.int32)[run_codes]
@@ -466,7 +475,7 @@ def rank(
         lengths=np.minimum(counts, width).astype(np.int64),
         ideal=ideal,
         n_judged=n_judged.astype(np.int64),
-        query_ids=pd.Index(query_ids, dtype=str, name="query_id"),
+        query_ids=_query_index(query_ids),
         ties=tie_ids,
         has_run=in_run,
         has_qrels=np.bincount(jq, minlength=n) > 0,

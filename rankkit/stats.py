@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import itertools
 import numbers
-import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np

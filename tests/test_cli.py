@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import subprocess
@@ -281,3 +282,26 @@ def test_labels_that_are_not_integers_are_kept_with_one_warning(tmp_path, capsys
     assert out.splitlines()[0] == "num_rel               \tall\t1"  # 1.5 >= 1; trec_eval: 1 and 0
     err = capsys.readouterr().err
     assert err.count("some labels are not integers; rankkit keeps them, trec_eval would truncate") == 1
+
+
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_run_from_standard_input(files, compress):
+    # "-" reads the run from standard input (a pipe: read once, kept for a second pass),
+    # plain or gzip-compressed, with the same output as from the file.
+    qrels, run = files
+    data = Path(run).read_bytes()
+    if compress:
+        data = gzip.compress(data)
+    piped = subprocess.run([sys.executable, "-m", "rankkit", "evaluate", "-q", qrels, "-"],
+                           input=data, capture_output=True, cwd=Path(__file__).parents[1])
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.decode() == run_cli("evaluate", "-q", qrels, run)[1]
+    assert b"runid                 \tall\ttag\n" in piped.stdout
+
+
+def test_bad_line_on_standard_input_is_named(files):
+    qrels, _ = files
+    piped = subprocess.run([sys.executable, "-m", "rankkit", "evaluate", qrels, "-"],
+                           input=b"q1 Q0 a 1 0.9 t\nq1 Q0 b 2\n", capture_output=True, cwd=Path(__file__).parents[1])
+    assert piped.returncode == 2
+    assert b"<stdin> line 2: expected at least 6 columns, got 4" in piped.stderr

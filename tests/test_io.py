@@ -255,7 +255,7 @@ class TestBadInput:
             read_qrels(path)
 
     def test_missing_file_and_bad_types(self, tmp_path):
-        with pytest.raises(ValueError, match="run file not found: .*nope.txt"):
+        with pytest.raises(ValueError, match=r"nope\.txt: no such file$"):
             read_run(tmp_path / "nope.txt")
         with pytest.raises(ValueError, match="qrels must be a file path, a pandas DataFrame or a dict"):
             read_qrels([("q", "d", 1)])
@@ -283,8 +283,11 @@ def test_file_dict_and_frame_paths_agree(tmp_path_factory, qrels):
     pd.testing.assert_frame_equal(read_qrels(from_dict.copy()), from_dict)
 
 
+# Without NUL: an id of up to 8 bytes is its own key, zero-padded, so "" and "\x00" share one
+# (by design: rank confirms such matches on the strings, see _keys_are_ids).
 @settings(max_examples=80)
-@given(st.lists(st.text(min_size=0, max_size=30), min_size=1, max_size=40))
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30),
+                min_size=1, max_size=40))
 def test_string_keys_equal_iff_strings_equal(strings):
     half = len(strings) // 2
     a, b = pa.chunked_array([pa.array(strings[:half], pa.string()), pa.array(strings[half:], pa.string())]), \

@@ -17,7 +17,7 @@ from scipy import stats
 
 import rankkit
 from rankkit.stats import (
-    COLUMNS, _paired_stats, _randomization_pvalues, adjust_pvalues, compare, style,
+    COLUMNS, _paired_stats, adjust_pvalues, compare, style,
     to_latex, to_markdown,
 )
 
