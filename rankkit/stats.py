@@ -366,7 +366,11 @@ def _paired_stats(a: np.ndarray, b: np.ndarray, *, test: str, alpha: float,
     # Means and sums of squares add the queries in order (rankkit._numerics).
     diff = query_mean(d.T)
     deviation = d - diff[:, None]
-    sd = np.sqrt(query_sum((deviation * deviation).T) / (n - 1))
+    # Scaled by a power of two near the largest deviation before squaring: exact, and no
+    # square of a tiny deviation (1e-157) is lost to underflow.
+    scale = np.ldexp(1.0, np.frexp(np.abs(deviation).max(axis=1))[1])
+    scaled = deviation / scale[:, None]
+    sd = scale * np.sqrt(query_sum((scaled * scaled).T) / (n - 1))
     zero = ~d.any(axis=1)  # identical systems
     # Nonzero constant difference (sd = 0, also when differences agree to underflow).
     const = (sd == 0) & ~zero

@@ -10,7 +10,7 @@ import importlib
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
@@ -106,9 +106,22 @@ def test_t_test_equals_scipy_on_random_vectors(values):
     d = a - b
     if d.std(ddof=1) == 0:  # degenerate: documented separately
         return
+    # scipy squares deviations as they are: below ~1e-150 the squares lose digits to
+    # underflow (test_t_test_of_tiny_differences checks rankkit there).
+    assume(np.abs(d).max() > 1e-140)
     table = compare(None, {"b": pd.DataFrame({"m": b}), "a": pd.DataFrame({"m": a})}, "m")
     assert table["p_value"].iloc[0] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-9, abs=1e-15)
     assert 0.0 <= table["p_adjusted"].iloc[0] <= 1.0
+
+
+@pytest.mark.parametrize("tiny", [2.16999007e-157, 1e-300])
+def test_t_test_of_tiny_differences(tiny):
+    # One query differs by x, eleven by 0: mean x/12, sd x/sqrt(12), so t = 1 exactly,
+    # whatever x (squaring x itself would underflow).
+    a = np.zeros(12)
+    a[0] = tiny
+    table = compare(None, {"b": pd.DataFrame({"m": np.zeros(12)}), "a": pd.DataFrame({"m": a})}, "m")
+    assert table["p_value"].iloc[0] == pytest.approx(2 * stats.t.sf(1.0, 11), rel=1e-12)
 
 
 # ------------------------------------------------------------------ randomization
