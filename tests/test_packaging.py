@@ -24,6 +24,20 @@ def _floors() -> dict[str, tuple[int, ...]]:
     return {name.lower(): _version(v) for name, v in found}
 
 
+#: Extras whose floor the oldest environment also pins (rankkit.explore's widgets), and the
+#: companion packages that floor release requires (pinned in both files, no floor of ours).
+PINNED_EXTRAS = {"ipywidgets"}
+WIDGET_COMPANIONS = {"widgetsnbextension", "jupyterlab-widgets"}
+
+
+def _extra_floors() -> dict[str, tuple[int, ...]]:
+    block = re.search(r"^\[project.optional-dependencies\](.*?)^\[", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
+    floors: dict[str, set[tuple[int, ...]]] = {}
+    for name, v in re.findall(r'"([A-Za-z0-9_.-]+)>=([0-9.]+)"', block.group(1)):
+        floors.setdefault(name.lower(), set()).add(_version(v))
+    return {name: min(v) for name, v in floors.items()}
+
+
 def _pins(name: str) -> dict[str, tuple[int, ...]]:
     lines = (ROOT / ".ci" / name).read_text().splitlines()
     pairs = (line.split("==") for line in lines if "==" in line and not line.startswith("#"))
@@ -35,13 +49,28 @@ def test_every_dependency_has_a_floor():
 
 
 def test_oldest_environment_pins_exactly_the_declared_floors():
-    assert _pins("oldest.txt") == _floors()
+    oldest = _pins("oldest.txt")
+    extras = _extra_floors()
+    expected = {**_floors(), **{name: extras[name] for name in PINNED_EXTRAS}}
+    assert {p: v for p, v in oldest.items() if p not in WIDGET_COMPANIONS} == expected
+    assert set(oldest) >= WIDGET_COMPANIONS
+
+
+def test_ipywidgets_floor_is_the_same_in_every_extra_that_names_it():
+    block = re.search(r"^\[project.optional-dependencies\](.*?)^\[", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
+    floors = set(re.findall(r'"ipywidgets>=([0-9.]+)"', block.group(1)))
+    assert len(floors) == 1
+    extras = dict(re.findall(r"^(\w+) = \[(.*?)\]", block.group(1), re.M | re.S))
+    assert "ipywidgets>=" in extras["notebooks"] and "ipywidgets>=" in extras["test"]
 
 
 def test_lock_lies_inside_the_declared_range():
     lock = _pins("lock.txt")
     for package, floor in _floors().items():
         assert lock[package] >= floor, package
+    for package in PINNED_EXTRAS:
+        assert lock[package] >= _extra_floors()[package], package
+    assert set(lock) >= WIDGET_COMPANIONS
 
 
 def test_readme_names_every_trec_eval_measure_and_flag():
