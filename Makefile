@@ -10,7 +10,7 @@ OLDEST := .ci/oldest.txt
 OLD    ?= .venv-oldest
 NBRUN  := -m jupyter nbconvert --log-level=ERROR --to notebook --execute
 
-.PHONY: demo test test-oldest notebooks lock bench clean
+.PHONY: demo student test test-oldest notebooks lock bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,11 +28,26 @@ $(VENV)/.bench: $(VENV)/.test
 	$(PY) -m pip install --quiet -e ".[bench]"
 	touch $@
 
+# Rendered HTML reads as a lesson: cells tagged remove-input show only their output; math is
+# typeset by a copy of MathJax next to the pages (no network).
+HTML   := --to html --TagRemovePreprocessor.enabled=True --TagRemovePreprocessor.remove_input_tags remove-input \
+          --HTMLExporter.mathjax_url='mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe'
+
 demo: $(VENV)/.notebooks
-	$(PY) -m jupyter nbconvert --log-level=ERROR --to html --execute --output-dir $(OUT) notebooks/*.ipynb
+	$(PY) -m jupyter nbconvert --log-level=ERROR --execute $(HTML) --output-dir $(OUT) notebooks/*.ipynb
+	$(PY) -c "import jupyter_server_mathjax as m, pathlib, shutil; shutil.copytree(pathlib.Path(m.__file__).parent / 'static', '$(OUT)/mathjax', dirs_exist_ok=True)"
 	$(PY) -m rankkit evaluate data/example.qrels data/example.run -m nDCG@10 -m AP -m RR -m P@10 -m R@100
+	@echo "(The two warnings are expected: the example leaves query 149 out of the run and query 150"
+	@echo " out of the judgments on purpose, to show how unscored queries are reported; see data/README.md.)"
 	@echo
 	@echo "Rendered notebooks: $(abspath $(OUT))"
+
+# The notebooks for students: a copy without the cells tagged `solution` (answers to the exercises).
+STUDENT ?= build/student
+student: $(VENV)/.notebooks
+	$(PY) -m jupyter nbconvert --log-level=ERROR --to notebook --TagRemovePreprocessor.enabled=True \
+		--TagRemovePreprocessor.remove_cell_tags solution --output-dir $(STUDENT) notebooks/*.ipynb
+	@echo "Student notebooks (no solutions): $(abspath $(STUDENT))"
 
 # Unit, conformance, doctests and strict nbval on every notebook, with the locked versions.
 test: $(VENV)/.test
