@@ -1,11 +1,16 @@
-"""Plots for comparing rankings: precision-recall curves, metric@k, per-query differences,
-the RBP persistence sweep and the MRR top-k curve.
+"""Plots for teaching and comparing rankings: precision-recall curves (interpolated, and the
+raw saw-tooth with the AP area), metric@k, per-query differences, the RBP persistence sweep
+with its crossings, the ERR cascade, gain and discount functions, ROC curves and the MRR
+top-k curve.
 
 Import it explicitly (``import rankkit.plot as rkplot``); ``import rankkit`` alone does not
 load matplotlib. Every function draws on ``ax`` (a new figure from ``plt.subplots`` when
 ``ax`` is None), sets its labels, title and legend, changes no global setting, and returns
 the matplotlib ``Axes``. It works in scripts (any backend, e.g. headless ``Agg``) and in
-notebooks (end the line with ``;``).
+notebooks (end the line with ``;``). Functions that draw two panels (``gain_discount``,
+``mrr_top_k(..., two_panels=True)``) take a pair of Axes as ``ax`` and return the Figure.
+Every title says what the figure shows; systems keep one colour across calls (see
+:func:`system_colors`).
 
 Reading the plotted data back (assert on data, not pixels):
 
@@ -32,17 +37,37 @@ from .rankings import as_rankings
 
 __all__ = [
     "pr_curve",
+    "pr_sawtooth",
     "metric_at_k",
+    "system_colors",
     "per_query_differences",
     "rbp_persistence",
+    "rbp_crossings",
+    "err_cascade",
+    "gain_discount",
+    "roc_curve",
     "mrr_top_k",
     "uniform_mrr",
     "uniform_k_for_mrr",
     "smallest_k_for_mrr",
 ]
 
-#: The source 002 numbers, marked on the MRR top-k curve by default.
+#: The cutoffs whose uniform-placement MRR (0.611, 0.456, 0.293) Jason's AP/MRR notes print
+#: ("The Dance of Disorder (Fluctuations of Entropy)", PIXNET blog, after Simone Teufel's
+#: NLIP lecture 7), marked on the MRR top-k curve by default.
 SOURCE_002_KS = (3, 5, 10)
+
+#: Matplotlib's tab10 colours, by name so no global setting (the property cycle) is read.
+PALETTE = (
+    "tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple",
+    "tab:brown", "tab:pink", "tab:gray", "tab:olive", "tab:cyan",
+)
+
+#: Citation of the guide whose figures and RBP/ERR formulas the functions below follow.
+_EFIMOV = (
+    'V. Efimov, "Comprehensive Guide to Ranking Evaluation Metrics", Towards Data Science '
+    "(2023); Chinese translation 全面指南:排名评估指标"
+)
 
 
 def _axes(ax):
@@ -69,6 +94,54 @@ def _legend(ax, named: dict) -> None:
         ax.legend()
 
 
+def system_colors(names, colors=None) -> dict[str, str]:
+    """One colour per system, the same in every figure that shows the same systems.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The systems of a figure.
+    colors : mapping name -> colour, optional
+        Explicit colours; the systems it does not name get one from :data:`PALETTE`.
+
+    Returns
+    -------
+    dict name -> colour
+        Unnamed systems take ``PALETTE[i % 10]`` where i is the position of the name in
+        the *sorted* names, so the order of the columns does not change a system's colour
+        and figures of the same systems (e.g. one per gain) agree.
+
+    Examples
+    --------
+    >>> system_colors(["dense", "BM25"])
+    {'dense': 'tab:orange', 'BM25': 'tab:blue'}
+    >>> system_colors(["dense", "BM25"], colors={"dense": "black"})
+    {'dense': 'black', 'BM25': 'tab:blue'}
+    """
+    names = [str(n) for n in names]
+    if colors is not None and not isinstance(colors, Mapping):
+        raise ValueError(f"colors must be a mapping system name -> colour or None, got {type(colors).__name__}")
+    given = {str(k): v for k, v in (colors or {}).items()}
+    order = {name: i for i, name in enumerate(sorted(set(names)))}
+    return {name: given.get(name, PALETTE[order[name] % len(PALETTE)]) for name in names}
+
+
+def _axes_pair(ax):
+    """Two Axes side by side: ``ax`` itself (a pair) or a new 1 x 2 figure."""
+    if ax is not None:
+        try:
+            pair = list(np.ravel(np.asarray(ax, dtype=object)))
+        except TypeError:
+            pair = []
+        if len(pair) != 2:
+            raise ValueError(f"ax must be a pair of matplotlib Axes for this two-panel figure, got {ax!r}")
+        return pair[0].figure, pair
+    import matplotlib.pyplot as plt
+
+    fig, pair = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+    return fig, list(pair)
+
+
 # --------------------------------------------------------------------------- PR curves
 
 
@@ -84,6 +157,10 @@ def _interpolate(recall: np.ndarray, precision: np.ndarray) -> np.ndarray:
     return interp
 
 
+ROUNDINGS = ("textbook", "nearest", "plus_0.9")
+UNREACHED = ("keep", "cut", "grey")
+
+
 def _recall_cut(x: np.ndarray, rounding: str) -> np.ndarray:
     """trec_eval's count c of relevant documents for a recall level (x = level * R >= 0)."""
     if rounding == "plus_0.9":
@@ -95,17 +172,20 @@ def _recall_cut(x: np.ndarray, rounding: str) -> np.ndarray:
 def _eleven_point(df: pd.DataFrame, levels: np.ndarray, rounding: str) -> np.ndarray:
     """Interpolated precision at each recall level, averaged over the frame's queries.
 
-    With a ``relevant`` column this is trec_eval's ``iprec_at_recall`` (as
-    :func:`rankkit.interpolated_precision`): the level l is reached at the c-th relevant
+    With ``rounding="textbook"`` (or without a ``relevant`` column) the level l is reached
+    at every rank whose recall >= l and scores the highest precision there (0 if never
+    reached). Otherwise this is trec_eval's ``iprec_at_recall`` (as
+    :func:`rankkit.interpolated_precision`): the level is reached at the c-th relevant
     document, c = max(round(l * R), 1), and scores the highest precision at that rank or
-    below (0 if never reached). Without it, the level is reached where recall >= l.
+    below.
     """
     if "rank" in df.columns:
         df = df.sort_values(["query_id", "rank"], kind="stable")
     queries = df["query_id"]
     n = queries.nunique()
     recall = df["recall"].to_numpy(np.float64)
-    if "relevant" in df.columns:
+    counted = "relevant" in df.columns and rounding != "textbook"
+    if counted:
         hits = df["relevant"].astype(np.float64).groupby(queries).cumsum().to_numpy()
         with np.errstate(divide="ignore", invalid="ignore"):
             r_row = np.where(recall > 0, hits / recall, np.nan)
@@ -113,7 +193,7 @@ def _eleven_point(df: pd.DataFrame, levels: np.ndarray, rounding: str) -> np.nda
         n_rel = pd.Series(r_row).groupby(queries.to_numpy()).transform("max").fillna(np.inf).round().to_numpy()
     per_level = []
     for level in levels:  # a fixed, small number of levels; queries are grouped, not looped
-        if "relevant" in df.columns:
+        if counted:
             with np.errstate(invalid="ignore"):
                 cut = np.maximum(_recall_cut(level * n_rel, rounding), 1.0)
             reached = hits >= cut
@@ -129,8 +209,9 @@ def _levels(n: int) -> np.ndarray:
     return np.arange(n) / (n - 1)
 
 
-def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.ndarray, np.ndarray, str]:
-    """(recall, precision, kind) for one curve, kind in {"points", "levels"}."""
+def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.ndarray, np.ndarray, str, float]:
+    """(recall, precision, kind, reach) for one curve, kind in {"points", "levels"}; reach is
+    the largest recall the run reaches."""
     where = f"curves[{name!r}]" if name else "curves"
     if isinstance(curve, pd.DataFrame):
         missing = {"recall", "precision"} - set(curve.columns)
@@ -149,7 +230,8 @@ def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.
             levels = _levels(11)
             for col in ("recall", "precision"):
                 check_finite(curve[col].to_numpy(np.float64), f"{where}[{col!r}]")
-            return levels, _eleven_point(curve, levels, rounding), "levels"
+            reach = float(curve["recall"].max())
+            return levels, _eleven_point(curve, levels, rounding), "levels", reach
         recall = curve["recall"].to_numpy(np.float64)
         if interpolated and "interpolated_precision" in curve.columns:
             precision = curve["interpolated_precision"].to_numpy(np.float64)
@@ -187,15 +269,26 @@ def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.
         check_finite(values, where)
         if values.ndim == 2:
             values = query_mean(values)
-        return _levels(values.shape[-1]), values, "levels"
+        levels = _levels(values.shape[-1])
+        positive = np.flatnonzero(values > 0)
+        # an array carries no recall: the last level with positive precision was reached
+        return levels, values, "levels", float(levels[positive[-1]]) if positive.size else 0.0
     check_finite(recall, f"{where} recall")
     check_finite(precision, f"{where} precision")
     if recall.size == 0:
         raise ValueError(f"{where} is empty")
-    return recall, precision, "points"
+    return recall, precision, "points", float(recall.max())
 
 
-def pr_curve(curves, *, interpolated: bool = True, rounding: str = "nearest", ax=None):
+def pr_curve(
+    curves,
+    *,
+    interpolated: bool = True,
+    rounding: str = "textbook",
+    unreached: str = "keep",
+    colors=None,
+    ax=None,
+):
     """Precision-recall curves of one or several systems.
 
     Interpolated precision at recall level r is the highest precision at any recall >= r
@@ -224,11 +317,22 @@ def pr_curve(curves, *, interpolated: bool = True, rounding: str = "nearest", ax
         Plot interpolated precision (a step curve) rather than the raw rank-by-rank
         precision (the saw-tooth). The raw curve needs a single query per DataFrame;
         arrays of interpolated precisions need ``interpolated=True``.
-    rounding : {"nearest", "plus_0.9"}, default="nearest"
-        For a multi-query DataFrame: how level * R becomes the count of relevant
-        documents that reaches the level, as in :func:`rankkit.interpolated_precision`
-        (``"nearest"``: trec_eval 10; ``"plus_0.9"``: trec_eval 9.x, pytrec_eval). It needs
-        the ``relevant`` column; without it a level is reached where recall >= level.
+    rounding : {"textbook", "nearest", "plus_0.9"}, default="textbook"
+        For a multi-query DataFrame: when a query reaches recall level l, as in
+        :func:`rankkit.interpolated_precision`. ``"textbook"``: at every rank whose
+        recall >= l, scoring the highest precision at any of them (Manning et al. 8.4);
+        ``"nearest"`` (trec_eval 10) and ``"plus_0.9"`` (trec_eval 9.x, pytrec_eval) round
+        l * R to a count of relevant documents and need the ``relevant`` column (without
+        it a level is reached where recall >= l).
+    unreached : {"keep", "cut", "grey"}, default="keep"
+        The recall beyond the largest recall a run reaches (its last relevant document
+        retrieved; for an array of interpolated precisions, its last level with positive
+        precision), where interpolated precision is 0 by convention: ``"keep"`` draws it,
+        ``"cut"`` ends each curve at its largest reached recall, ``"grey"`` cuts and shades
+        the unreached recall range of each curve in grey (``ax.patches``, one span per
+        curve, gid = the curve's name; darker where more runs fall short).
+    colors : mapping name -> colour, optional
+        Colours of named curves; by default :func:`system_colors` (stable across figures).
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
 
@@ -254,37 +358,127 @@ def pr_curve(curves, *, interpolated: bool = True, rounding: str = "nearest", ax
     >>> raw = pr_curve(curve, interpolated=False)
     >>> raw.lines[0].get_ydata().round(3).tolist()
     [1.0, 0.5, 0.667, 0.5]
+
+    A run that finds half of the relevant documents: its 11-point curve ends at recall 0.5.
+
+    >>> ax = pr_curve([1, 1, .8, .8, .6, .5, 0, 0, 0, 0, 0], unreached="grey")
+    >>> ax.lines[0].get_xdata().tolist()
+    [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
+    >>> ax.patches[0].get_gid(), ax.get_title()
+    ('', 'Interpolated precision-recall curve (grey: recall not reached)')
     """
     if not isinstance(interpolated, (bool, np.bool_)):
         raise ValueError(f"interpolated must be True or False, got {interpolated!r}")
-    rounding = check_option(rounding, ("nearest", "plus_0.9"), "rounding")
+    rounding = check_option(rounding, ROUNDINGS, "rounding")
+    unreached = check_option(unreached, UNREACHED, "unreached")
     named = _named(curves, "curves", (pd.DataFrame,))
     prepared = {name: _pr_points(name, curve, bool(interpolated), rounding) for name, curve in named.items()}
+    palette = system_colors(prepared, colors)
     ax = _axes(ax)
-    for name, (recall, precision, kind) in prepared.items():
+    for name, (recall, precision, kind, reach) in prepared.items():
         label = name or ("interpolated precision" if interpolated else "precision")
+        color = palette[name]
         if kind == "levels":
-            ax.plot(recall, precision, marker="o", label=label)
+            if unreached != "keep":
+                inside = recall <= reach + 1e-12
+                recall, precision = recall[inside], precision[inside]
+            ax.plot(recall, precision, marker="o", label=label, color=color)
         elif interpolated:
             order = np.argsort(recall, kind="stable")
             x = np.concatenate([[0.0], recall[order]])
             y = np.concatenate([[precision.max()], precision[order]])
-            ax.plot(x, y, drawstyle="steps-pre", label=label)
+            ax.plot(x, y, drawstyle="steps-pre", label=label, color=color)
         else:
-            ax.plot(recall, precision, marker=".", label=label)
+            ax.plot(recall, precision, marker=".", label=label, color=color)
+        if unreached == "grey" and reach < 1.0:
+            span = ax.axvspan(reach, 1.0, color="0.5", alpha=0.15, linewidth=0, zorder=0)
+            span.set_gid(name)
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision" if interpolated else "precision")
-    ax.set_title("Interpolated precision-recall curve" if interpolated else "Precision-recall curve")
+    title = "Interpolated precision-recall curve" if interpolated else "Precision-recall curve"
+    ax.set_title(title + (" (grey: recall not reached)" if unreached == "grey" else ""))
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.05)
     _legend(ax, named)
     return ax
 
 
+def pr_sawtooth(labels, *, rel: float = 1, n_relevant=None, shade_ap: bool = True, ax=None):
+    """The raw precision-recall points of one ranking (the saw-tooth), with the AP area shaded.
+
+    At rank i, precision P@i = (relevant in top i) / i and recall = (relevant in top i) / R.
+    Precision jumps up at each relevant document and decays until the next: the saw-tooth.
+    Average precision (R as denominator) is the area under the step curve that holds P@i
+    over the recall interval each relevant rank i adds, of width 1 / R (Manning, Raghavan &
+    Schütze, *Introduction to Information Retrieval*, 2008, sec. 8.4). Draw the
+    interpolated and 11-point curves on the same axes with :func:`pr_curve` (``ax=``).
+
+    Parameters
+    ----------
+    labels : 1-D array-like
+        Labels of one ranking, in rank order.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+    n_relevant : int, optional
+        R, when relevant documents were not retrieved (as in :func:`rankkit.pr_curve`).
+    shade_ap : bool, default=True
+        Shade the AP area and draw its step outline.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines[0]`` (label ``"precision at each rank"``): (recall, precision) per rank;
+        with ``shade_ap``, ``ax.lines[1]`` (label ``"AP = 0.xxxx (area)"``) the step outline
+        (0, P@first), then (recall, P@i) at each relevant rank, drawn ``steps-pre``, and
+        ``ax.collections[0]`` the shaded area. The AP is :func:`rankkit.average_precision`.
+
+    Examples
+    --------
+    >>> ax = pr_sawtooth([1, 0, 1, 0, 0, 1])
+    >>> ax.lines[0].get_xydata().round(3).tolist()[:3]
+    [[0.333, 1.0], [0.333, 0.5], [0.667, 0.667]]
+    >>> ax.lines[1].get_label(), ax.get_title()
+    ('AP = 0.7222 (area)', 'Precision-recall points of one ranking; shaded: AP = 0.7222')
+    """
+    from .binary import average_precision, pr_curve as _pr_frame
+
+    r = as_rankings(labels)
+    if not r.scalar:
+        raise ValueError(f"labels must be one ranking (1-D), got shape {r.labels.shape}")
+    if not isinstance(shade_ap, (bool, np.bool_)):
+        raise ValueError(f"shade_ap must be True or False, got {shade_ap!r}")
+    frame = _pr_frame(labels, rel=rel, n_relevant=n_relevant)
+    if frame.empty:
+        raise ValueError("labels is empty: no precision-recall points")
+    ap = float(average_precision(labels, rel=rel, n_relevant=n_relevant))
+    recall = frame["recall"].to_numpy(np.float64)
+    precision = frame["precision"].to_numpy(np.float64)
+    hit = frame["relevant"].to_numpy(bool)
+
+    ax = _axes(ax)
+    ax.plot(recall, precision, marker="o", color="tab:blue", label="precision at each rank")
+    if shade_ap and hit.any():
+        x = np.concatenate([[0.0], recall[hit]])
+        y = np.concatenate([[precision[hit][0]], precision[hit]])
+        ax.fill_between(x, y, step="pre", color="tab:blue", alpha=0.2, linewidth=0)
+        ax.plot(x, y, drawstyle="steps-pre", color="tab:blue", linewidth=1, alpha=0.6,
+                label=f"AP = {ap:.4f} (area)")
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    title = "Precision-recall points of one ranking"
+    ax.set_title(title + (f"; shaded: AP = {ap:.4f}" if shade_ap else f" (AP = {ap:.4f})"))
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.05)
+    ax.legend(loc="lower left")
+    return ax
+
+
 # --------------------------------------------------------------------------- metric@k
 
 
-def metric_at_k(values, *, metric: str | None = None, marker: str = "o", ax=None):
+def metric_at_k(values, *, metric: str | None = None, marker: str = "o", colors=None, ax=None):
     """Metric@k curves: one line per system, k on the x axis.
 
     Parameters
@@ -297,6 +491,9 @@ def metric_at_k(values, *, metric: str | None = None, marker: str = "o", ax=None
         Name for the axis label and title, e.g. ``"nDCG"`` gives "nDCG@k".
     marker : str, default="o"
         Matplotlib marker at each evaluated k.
+    colors : mapping system name -> colour, optional
+        By default :func:`system_colors`: a system keeps its colour in every figure of the
+        same systems (e.g. one figure per gain), whatever the column order.
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
 
@@ -304,7 +501,7 @@ def metric_at_k(values, *, metric: str | None = None, marker: str = "o", ax=None
     -------
     matplotlib.axes.Axes
         ``ax.lines[i]`` is system i (column or dict order), labelled with its name;
-        ``get_xydata()`` holds (k, value) sorted by k.
+        ``get_xydata()`` holds (k, value) sorted by k. The x ticks are whole numbers.
 
     Examples
     --------
@@ -343,9 +540,13 @@ def metric_at_k(values, *, metric: str | None = None, marker: str = "o", ax=None
         check_finite(k, f"{where} index (k)")
         order = np.argsort(k, kind="stable")
         prepared[name] = (k[order], y[order])  # NaN values stay: matplotlib leaves a gap
+    from matplotlib.ticker import MaxNLocator
+
+    palette = system_colors(prepared, colors)
     ax = _axes(ax)
     for name, (k, y) in prepared.items():
-        ax.plot(k, y, marker=marker, label=name or (f"{metric}@k" if metric else "metric@k"))
+        ax.plot(k, y, marker=marker, color=palette[name], label=name or (f"{metric}@k" if metric else "metric@k"))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     label = f"{metric}@k" if metric else "metric@k"
     ax.set_xlabel("k (cutoff)")
     ax.set_ylabel(label)
@@ -396,7 +597,8 @@ def per_query_differences(
 
     Bars are sorted from the largest gain to the largest loss; gains are green, losses
     red, ties grey; a line marks zero and a dashed line the mean difference (its value
-    in the legend and annotated).
+    in the legend; no text is drawn over the bars). Bars have no edges, and beyond
+    ``max_labels`` queries they touch, so thousands of bars show no stripes.
 
     Parameters
     ----------
@@ -424,7 +626,8 @@ def per_query_differences(
         ``[b.get_height() for b in ax.containers[0]]``; the query of each bar is
         ``[b.get_gid() for b in ax.containers[0]]`` (also the x tick labels, up to
         ``max_labels`` queries). ``ax.lines`` are the zero line
-        (label ``"zero"``) and the mean (label ``"mean difference = +0.xxxx"``).
+        (label ``"zero"``) and the mean (label ``"mean difference = +0.xxxx"``, also the
+        only legend entry); ``ax.texts`` is empty.
 
     Raises
     ------
@@ -471,16 +674,16 @@ def per_query_differences(
 
     ax = _axes(ax)
     x = np.arange(values.size)
-    bars = ax.bar(x, values, color=colors, width=0.8, label=f"{system_name} − {baseline_name}")
+    many = values.size > max_labels
+    # edgeless bars; touching (and not antialiased) when many, else gaps between the
+    # sub-pixel bars alias into stripes
+    bars = ax.bar(x, values, color=colors, width=1.0 if many else 0.8, linewidth=0,
+                  antialiased=not many, label=f"{system_name} − {baseline_name}")
     for bar, query in zip(bars, ids):
         bar.set_gid(query)  # the query of each bar, readable however many bars there are
     ax.axhline(0.0, color="black", linewidth=0.8, label="zero")
     mean_line = ax.axhline(mean, color="tab:blue", linestyle="--", linewidth=1, label=f"mean difference = {mean:+.4f}")
-    ax.annotate(
-        f"mean {mean:+.4f}", xy=(1.0, mean), xycoords=("axes fraction", "data"),
-        xytext=(-4, 3), textcoords="offset points", ha="right", va="bottom", color="tab:blue",
-    )
-    if values.size <= max_labels:
+    if not many:
         ax.set_xticks(x, ids, rotation=90)
     else:  # thousands of tick labels are unreadable and slow to draw
         ax.set_xticks([])
@@ -505,53 +708,7 @@ def _rbp_sweep(labels: np.ndarray, ps: np.ndarray) -> np.ndarray:
     return np.stack(sweep, axis=1) if sweep else np.zeros((labels.shape[0], 0))
 
 
-def rbp_persistence(
-    rankings,
-    *,
-    ps=None,
-    rel: float = 1,
-    max_grade: float | None = None,
-    ax=None,
-):
-    """RBP of several rankings as the persistence p sweeps from 0.1 to 0.99.
-
-    RBP = (1 - p) * sum_i r_i * p^(i - 1) (Moffat & Zobel 2008; source 000): the user reads
-    the first document and each next one with probability p, so they examine
-    1 / (1 - p) documents on average. A small p rewards the top of the ranking, a large p
-    looks deep; the sweep shows where two rankings swap order.
-
-    Parameters
-    ----------
-    rankings : dict name -> labels, or labels
-        Labels in rank order. In a dict, each value is one ranking (1-D) or several (2-D
-        array, list of lists, :class:`rankkit.Rankings`), whose mean RBP over queries is
-        plotted. Without a dict, a 1-D list is one line and each row of a 2-D array is one
-        line, named "ranking 1", "ranking 2", ...
-    ps : array-like, optional
-        Persistence values in (0, 1); default ``np.linspace(0.1, 0.99, 90)``.
-    rel : float, default=1
-        Binary RBP (Moffat & Zobel): r_i = 1 when label >= rel, else 0.
-    max_grade : float or None, default=None
-        Graded RBP: r_i = label / max_grade in [0, 1] (source 000; ``max_grade=1`` takes
-        labels in [0, 1] as they are). Same conventions as :func:`rankkit.rbp`, whose value
-        at each p this curve equals (tie groups of ``ties="average"`` included).
-    ax : matplotlib Axes, optional
-        Where to draw; a new figure when None.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        ``ax.lines[i]`` is ranking i, labelled with its name; ``get_xydata()`` holds (p, RBP).
-
-    Examples
-    --------
-    >>> ax = rbp_persistence({"top-heavy": [1, 1, 0, 0, 0, 0], "deep": [0, 0, 1, 1, 1, 1]},
-    ...                      ps=[0.1, 0.5, 0.9])
-    >>> ax.lines[0].get_ydata().round(4).tolist()
-    [0.99, 0.75, 0.19]
-    >>> ax.lines[1].get_ydata().round(4).tolist()
-    [0.01, 0.2344, 0.2786]
-    """
+def _check_ps(ps) -> np.ndarray:
     if ps is None:
         ps = np.linspace(0.1, 0.99, 90)
     ps_arr = np.asarray(ps, dtype=np.float64).ravel() if not isinstance(ps, (str, bytes)) else None
@@ -559,6 +716,11 @@ def rbp_persistence(
         raise ValueError(f"ps must be a non-empty array of persistence values in (0, 1), got {ps!r}")
     for p in ps_arr:
         check_probability(float(p), "ps", high_open=True)
+    return ps_arr
+
+
+def _rbp_values(rankings, rel, max_grade) -> tuple[dict[str, np.ndarray], float, float | None]:
+    """name -> per-rank utility r_i (rows: queries), validated; and rel, max_grade."""
     rel = check_rel(rel)
     if max_grade is not None:
         if isinstance(max_grade, (bool, np.bool_)) or not isinstance(max_grade, numbers.Real) or not (
@@ -582,29 +744,182 @@ def rbp_persistence(
             named = {f"ranking {i + 1}": row[: r.lengths[i]] for i, row in enumerate(r.labels)}
         mean_over_rows = False
 
-    curves = {}
+    values = {}
     for name, labels in named.items():
         r = as_rankings(labels)
         if max_grade is None:
-            values = r.relevant(rel).astype(np.float64)
+            utility = r.relevant(rel).astype(np.float64)
         else:
             if r.labels.size and r.labels.max() > max_grade:
                 where = f"rankings[{name!r}]" if mean_over_rows else "rankings"
                 raise ValueError(
                     f"{where}: labels must be <= max_grade={max_grade!r}, got {float(r.labels.max())!r}"
                 )
-            values = r.labels / max_grade
-        sweep = _rbp_sweep(r.expected(values), ps_arr)
-        curves[name] = query_mean(sweep) if sweep.shape[0] else np.zeros_like(ps_arr)
+            utility = r.labels / max_grade
+        values[name] = r.expected(utility)
+    return values, rel, max_grade
+
+
+def _mean_rbp(values: np.ndarray, ps: np.ndarray) -> np.ndarray:
+    sweep = _rbp_sweep(values, ps)
+    return query_mean(sweep) if sweep.shape[0] else np.zeros_like(ps)
+
+
+def _crossings(values: dict[str, np.ndarray], ps: np.ndarray) -> pd.DataFrame:
+    """Where two mean-RBP curves cross inside the sweep: sign changes of their difference
+    on the grid ``ps``, refined by bisection to ~1e-12 (a pair crossing twice between two
+    grid points is not seen)."""
+    curves = {name: _mean_rbp(v, ps) for name, v in values.items()}
+    names = list(values)
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            diff = curves[a] - curves[b]
+
+            def gap(p: float, a=a, b=b) -> float:
+                at = np.array([p])
+                return float(_mean_rbp(values[a], at)[0] - _mean_rbp(values[b], at)[0])
+
+            sign = np.sign(diff)
+            for j in range(ps.size):
+                if sign[j] == 0:  # on a grid point: a crossing if the neighbours disagree
+                    if 0 < j < ps.size - 1 and sign[j - 1] * sign[j + 1] < 0:
+                        rows.append((a, b, float(ps[j])))
+                elif j + 1 < ps.size and sign[j] * sign[j + 1] < 0:
+                    lo, hi = float(ps[j]), float(ps[j + 1])
+                    lo_sign = sign[j]
+                    for _ in range(200):  # bisection: deterministic, ends on a 1e-12 interval
+                        mid = 0.5 * (lo + hi)
+                        if hi - lo <= 1e-12 or mid in (lo, hi):
+                            break
+                        g = gap(mid)
+                        if g == 0:
+                            lo = hi = mid
+                            break
+                        if np.sign(g) == lo_sign:
+                            lo = mid
+                        else:
+                            hi = mid
+                    rows.append((a, b, 0.5 * (lo + hi)))
+    frame = pd.DataFrame(rows, columns=["system_a", "system_b", "p"])
+    frame["rbp"] = [float(_mean_rbp(values[a], np.array([p]))[0]) for a, _, p in rows]
+    return frame
+
+
+def rbp_crossings(rankings, *, ps=None, rel: float = 1, max_grade: float | None = None) -> pd.DataFrame:
+    """The persistence values p at which two rankings' (mean) RBP curves cross.
+
+    Below such a p one ranking has the higher RBP, above it the other: which one is
+    better depends on how patient the user is. Arguments as in :func:`rbp_persistence`;
+    crossings are looked for inside ``[min(ps), max(ps)]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``system_a, system_b, p, rbp`` (one row per crossing, pairs in input order,
+        p ascending within a pair): p to about 1e-12, and the RBP both curves have there.
+
+    Examples
+    --------
+    RBP of (1, 1, 0, 0, 0, 0) is (1 - p)(1 + p); of (0, 0, 1, 1, 1, 1) it is
+    (1 - p)(p² + p³ + p⁴ + p⁵); they are equal where 1 + p = p²(1 + p + p² + p³).
+
+    >>> rbp_crossings({"top-heavy": [1, 1, 0, 0, 0, 0], "deep": [0, 0, 1, 1, 1, 1]}).round(4)
+        system_a system_b       p     rbp
+    0  top-heavy     deep  0.7862  0.382
+    """
+    ps_arr = np.unique(_check_ps(ps))
+    values, _, _ = _rbp_values(rankings, rel, max_grade)
+    return _crossings(values, ps_arr)
+
+
+def rbp_persistence(
+    rankings,
+    *,
+    ps=None,
+    rel: float = 1,
+    max_grade: float | None = None,
+    mark_crossings: bool = False,
+    colors=None,
+    ax=None,
+):
+    """RBP of several rankings as the persistence p sweeps from 0.1 to 0.99.
+
+    RBP = (1 - p) * sum_i r_i * p^(i - 1) (Moffat & Zobel, "Rank-biased precision for
+    measurement of retrieval effectiveness", ACM TOIS 2008; as in V. Efimov's
+    "Comprehensive Guide to Ranking Evaluation Metrics"): the user reads the first
+    document and each next one with probability p, so they examine 1 / (1 - p) documents
+    on average. A small p rewards the top of the ranking, a large p looks deep; the sweep
+    shows where two rankings swap order.
+
+    Parameters
+    ----------
+    rankings : dict name -> labels, or labels
+        Labels in rank order. In a dict, each value is one ranking (1-D) or several (2-D
+        array, list of lists, :class:`rankkit.Rankings`), whose mean RBP over queries is
+        plotted. Without a dict, a 1-D list is one line and each row of a 2-D array is one
+        line, named "ranking 1", "ranking 2", ...
+    ps : array-like, optional
+        Persistence values in (0, 1); default ``np.linspace(0.1, 0.99, 90)``.
+    rel : float, default=1
+        Binary RBP (Moffat & Zobel): r_i = 1 when label >= rel, else 0.
+    max_grade : float or None, default=None
+        Graded RBP: r_i = label / max_grade in [0, 1] (Efimov's guide; ``max_grade=1``
+        takes labels in [0, 1] as they are). Same conventions as :func:`rankkit.rbp`, whose
+        value at each p this curve equals (tie groups of ``ties="average"`` included).
+    mark_crossings : bool, default=False
+        Mark and annotate each p where two curves cross (computed by
+        :func:`rbp_crossings`, not read off the grid).
+    colors : mapping name -> colour, optional
+        By default :func:`system_colors`.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines[i]`` is ranking i, labelled with its name; ``get_xydata()`` holds (p, RBP).
+        With ``mark_crossings`` and at least one crossing, ``ax.collections[0]`` (label
+        ``"curves cross"``) holds the (p, RBP) crossing points and ``ax.texts`` their
+        annotations ``"p = 0.xxx"``.
+
+    Examples
+    --------
+    >>> ax = rbp_persistence({"top-heavy": [1, 1, 0, 0, 0, 0], "deep": [0, 0, 1, 1, 1, 1]},
+    ...                      ps=[0.1, 0.5, 0.9])
+    >>> ax.lines[0].get_ydata().round(4).tolist()
+    [0.99, 0.75, 0.19]
+    >>> ax.lines[1].get_ydata().round(4).tolist()
+    [0.01, 0.2344, 0.2786]
+    >>> ax = rbp_persistence({"top-heavy": [1, 1, 0, 0, 0, 0], "deep": [0, 0, 1, 1, 1, 1]},
+    ...                      mark_crossings=True)
+    >>> ax.collections[0].get_offsets().round(4).tolist(), ax.texts[0].get_text()
+    ([[0.7862, 0.382]], 'p = 0.786')
+    """
+    ps_arr = _check_ps(ps)
+    if not isinstance(mark_crossings, (bool, np.bool_)):
+        raise ValueError(f"mark_crossings must be True or False, got {mark_crossings!r}")
+    values, rel, max_grade = _rbp_values(rankings, rel, max_grade)
+    curves = {name: _mean_rbp(v, ps_arr) for name, v in values.items()}
+    palette = system_colors(curves, colors)
 
     ax = _axes(ax)
     for name, y in curves.items():
-        ax.plot(ps_arr, y, label=name or "RBP")
+        ax.plot(ps_arr, y, label=name or "RBP", color=palette[name])
+    title = "RBP as the persistence p grows"
+    if mark_crossings:
+        crossings = _crossings(values, np.unique(ps_arr))
+        if len(crossings):
+            ax.scatter(crossings["p"], crossings["rbp"], color="black", zorder=3, label="curves cross")
+            for p, y in zip(crossings["p"], crossings["rbp"]):
+                ax.annotate(f"p = {p:.3f}", xy=(p, y), xytext=(-6, 8), textcoords="offset points", ha="right")
+            title += "; ● where two curves cross"
     ax.set_xlabel("persistence p (expected documents examined = 1 / (1 − p))")
     ax.set_ylabel(f"RBP (r = label / {max_grade:g})" if max_grade else f"RBP (relevant: label ≥ {rel:g})")
-    ax.set_title("RBP persistence sweep")
+    ax.set_title(title)
     ax.set_xlim(0.0, 1.0)
-    _legend(ax, named)
+    if any(curves) or (mark_crossings and ax.collections):
+        ax.legend()
     return ax
 
 

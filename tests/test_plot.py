@@ -160,24 +160,29 @@ def test_pr_curve_multi_query_frame_is_the_eleven_point_average_by_hand():
     df = pd.concat([q1, q2])[["query_id", "rank", "relevant", "precision", "recall", "interpolated_precision"]]
     # trec_eval 10: level l needs round(l * R) relevant documents; q1 needs its 2nd (precision
     # 2/3) from l * 2 >= 1.5, i.e. l >= 0.8; below, its best is 1.0. q2: 0.5 at every level.
-    ax = rkplot.pr_curve(df)
+    ax = rkplot.pr_curve(df, rounding="nearest")
     expected = np.where(LEVELS < 0.75, (1 + 0.5) / 2, (2 / 3 + 0.5) / 2)
     np.testing.assert_allclose(ax.lines[0].get_xydata(), np.column_stack([LEVELS, expected]))
     # trec_eval 9: (long)(l * 2 + 0.9) >= 2 from l >= 0.55
     ax = rkplot.pr_curve(df, rounding="plus_0.9")
     np.testing.assert_allclose(ax.lines[0].get_ydata(), np.where(LEVELS < 0.55, 0.75, (2 / 3 + 0.5) / 2))
-    # without the relevant column, a level is reached where recall >= level
-    ax = rkplot.pr_curve(df.drop(columns="relevant"))
-    np.testing.assert_allclose(ax.lines[0].get_ydata(), np.where(LEVELS <= 0.5, 0.75, (2 / 3 + 0.5) / 2))
+    # the textbook (the default), and any rounding without the relevant column: a level is
+    # reached where recall >= level
+    textbook = np.where(LEVELS <= 0.5, 0.75, (2 / 3 + 0.5) / 2)
+    np.testing.assert_allclose(rkplot.pr_curve(df).lines[0].get_ydata(), textbook)
+    ax = rkplot.pr_curve(df.drop(columns="relevant"), rounding="nearest")
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), textbook)
 
 
 def test_pr_curve_unreached_levels_score_zero_and_a_query_without_relevant_scores_zero():
     q1 = curve_frame([1, 0, 0], n_relevant=2).assign(query_id=1)  # recall stops at 0.5
     q2 = curve_frame([0, 0]).assign(query_id=2)  # no relevant document: recall 0
-    ax = rkplot.pr_curve(pd.concat([q1, q2]))
+    ax = rkplot.pr_curve(pd.concat([q1, q2]), rounding="nearest")
     # q1 reaches the levels with round(2 l) <= 1 (l <= 0.7) with precision 1; q2 scores 0
     np.testing.assert_allclose(ax.lines[0].get_ydata(), np.where(LEVELS <= 0.7, 0.5, 0.0))
     ax = rkplot.pr_curve(pd.concat([q1, q2]).drop(columns="relevant"))
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), np.where(LEVELS <= 0.5, 0.5, 0.0))
+    ax = rkplot.pr_curve(pd.concat([q1, q2]))  # textbook: recall >= l
     np.testing.assert_allclose(ax.lines[0].get_ydata(), np.where(LEVELS <= 0.5, 0.5, 0.0))
 
 
@@ -223,7 +228,7 @@ def test_pr_curve_of_rankkit_single_query_frame():
         (([0.5, np.inf], [1.0, 1.0]), {}, "recall must be finite"),
         (pd.DataFrame({"precision": [], "recall": []}), {}, "curves is empty"),
         (np.ones(11), {"interpolated": "yes"}, "interpolated must be True or False"),
-        (np.ones(11), {"rounding": "up"}, "rounding must be one of 'nearest', 'plus_0.9', got 'up'"),
+        (np.ones(11), {"rounding": "up"}, "rounding must be one of 'textbook', 'nearest', 'plus_0.9', got 'up'"),
     ],
 )
 def test_pr_curve_errors(curves, kwargs, match):
@@ -290,7 +295,7 @@ def test_per_query_differences_sorted_bars_colours_and_mean():
     np.testing.assert_allclose(lines["zero"][:, 1], 0.0)
     np.testing.assert_allclose(lines[f"mean difference = {mean:+.4f}"][:, 1], mean)
     assert legend_texts(ax) == ["mean difference = -0.0500"]
-    assert [t.get_text() for t in ax.texts] == ["mean -0.0500"]
+    assert not ax.texts  # no text over the bars: the mean is in the legend
     assert ax.get_title() == "Per-query difference: new − old"
     assert ax.get_ylabel() == "AP difference"
     assert ax.get_xlabel() == "query (sorted; 1 better, 2 worse, 1 tied)"
