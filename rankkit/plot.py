@@ -44,6 +44,7 @@ __all__ = [
     "rbp_persistence",
     "rbp_crossings",
     "err_cascade",
+    "err_cascade_table",
     "gain_discount",
     "roc_curve",
     "mrr_top_k",
@@ -923,6 +924,284 @@ def rbp_persistence(
     return ax
 
 
+# --------------------------------------------------------------------------- ERR cascade
+
+
+def err_cascade_table(labels, *, max_grade: float | None = None, p: float = 1.0) -> pd.DataFrame:
+    """The ERR cascade of one ranking, rank by rank (the numbers :func:`err_cascade` draws).
+
+    The user reads rank 1 and stops there, satisfied, with probability
+    R_i = (2**g_i - 1) / 2**max_grade; otherwise goes on with probability ``p``
+    (Chapelle, Metzler, Zhang & Grinspan, "Expected reciprocal rank for graded relevance",
+    CIKM 2009; with ``p``: V. Efimov's guide, after Ilya Markov's lecture).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``rank`` (1, 2, ...); columns ``label``, ``satisfaction`` (R_i), ``reach``
+        (p**(i-1) * prod_{j<i} (1 - R_j): the chance the user reads rank i), ``stop``
+        (reach * R_i: the chance the user stops there), ``contribution`` (stop / i).
+        The contributions, added in rank order, are :func:`rankkit.err` to the last bit.
+
+    Examples
+    --------
+    >>> err_cascade_table([2, 0, 1], max_grade=2).round(4)
+          label  satisfaction   reach   stop  contribution
+    rank
+    1       2.0          0.75  1.0000  0.750        0.7500
+    2       0.0          0.00  0.2500  0.000        0.0000
+    3       1.0          0.25  0.2500  0.0625        0.0208
+    """
+    from ._numerics import exp2
+    from .graded import err
+
+    r = as_rankings(labels)
+    if not r.scalar:
+        raise ValueError(f"labels must be one ranking (1-D), got shape {r.labels.shape}")
+    err(labels, max_grade=max_grade, p=p)  # validates labels, max_grade and p as ERR does
+    p = float(p)
+    top = max(r.ideal.max(initial=0.0), r.labels.max(initial=0.0)) if max_grade is None else float(max_grade)
+    grades = r.labels[0]
+    n = grades.size
+    satisfaction = (exp2(grades) - 1.0) / exp2(np.float64(top))
+    # chance of reading rank i, ignoring p: prod_{j<i} (1 - R_j), as rankkit.err builds it
+    unsatisfied = np.concatenate([[1.0], np.cumprod(1.0 - satisfaction[:-1])]) if n else np.zeros(0)
+    stop_without_p = satisfaction * unsatisfied
+    persistence = powers(p, n)
+    ranks = np.arange(1, n + 1, dtype=np.float64)
+    return pd.DataFrame(
+        {
+            "label": grades,
+            "satisfaction": satisfaction,
+            "reach": unsatisfied * persistence,
+            "stop": stop_without_p * persistence,
+            "contribution": stop_without_p * (persistence / ranks),
+        },
+        index=pd.Index(np.arange(1, n + 1), name="rank"),
+    )
+
+
+def err_cascade(labels, *, max_grade: float | None = None, p: float = 1.0, ax=None):
+    """The ERR cascade as a figure: per rank, the chance the user reaches it, stops there,
+    and what that adds to ERR.
+
+    ERR = sum_i (1 / i) * R_i * prod_{j<i} (1 - R_j) * p**(i-1): the expected reciprocal
+    of the rank where the user stops (Chapelle et al. 2009; see :func:`err_cascade_table`
+    for the model and the numbers).
+
+    Parameters
+    ----------
+    labels : 1-D array-like
+        Grades of one ranking, in rank order.
+    max_grade : float or None, default=None
+        The grade of R = 1 - 2**-max_grade, as in :func:`rankkit.err` (None: the largest
+        label given).
+    p : float in (0, 1], default=1.0
+        Probability of going on after an unsatisfying document.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Three bar groups per rank: ``ax.containers[0]`` reach (label
+        ``"P(user reaches rank i)"``), ``[1]`` stop (``"P(user stops at rank i)"``),
+        ``[2]`` contribution to ERR (``"contribution to ERR = stop / i"``); the heights are
+        ``container.datavalues``. The title gives ERR, equal to :func:`rankkit.err`.
+
+    Examples
+    --------
+    >>> ax = err_cascade([2, 0, 1], max_grade=2)
+    >>> [c.datavalues.round(4).tolist() for c in ax.containers]
+    [[1.0, 0.25, 0.25], [0.75, 0.0, 0.0625], [0.75, 0.0, 0.0208]]
+    >>> ax.get_title()
+    'ERR cascade: ERR = 0.7708, the sum of the contributions'
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    table = err_cascade_table(labels, max_grade=max_grade, p=p)
+    total = float(np.cumsum(table["contribution"].to_numpy())[-1]) if len(table) else 0.0
+    ax = _axes(ax)
+    x = table.index.to_numpy()
+    width = 0.27
+    ax.bar(x - width, table["reach"], width, color="0.7", linewidth=0, label="P(user reaches rank i)")
+    ax.bar(x, table["stop"], width, color="tab:orange", linewidth=0, label="P(user stops at rank i)")
+    ax.bar(x + width, table["contribution"], width, color="tab:blue", linewidth=0,
+           label="contribution to ERR = stop / i")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("rank i")
+    ax.set_ylabel("probability")
+    ax.set_ylim(0.0, 1.05)
+    ax.set_title(f"ERR cascade: ERR = {total:.4f}, the sum of the contributions")
+    ax.legend(loc="upper right")
+    return ax
+
+
+# --------------------------------------------------------------------------- gains and discounts
+
+
+def gain_discount(*, max_grade: int = 5, depth: int = 10, bases=(2,), ax=None):
+    """The gain and discount functions of DCG, side by side, as V. Efimov's guide plots them.
+
+    Left: the gain of a relevance grade r, linear ``r`` (Järvelin & Kekäläinen,
+    "Cumulated gain-based evaluation of IR techniques", ACM TOIS 2002; trec_eval) and
+    exponential ``2**r - 1`` (Burges et al. 2005), which doubles per grade. Right: the
+    discount of rank i, ``1 / log2(i + 1)`` (rankkit's DCG, trec_eval) and Järvelin &
+    Kekäläinen's original ``1 / log_b(i)`` with no discount before rank b (1 for i < b).
+
+    Parameters
+    ----------
+    max_grade : int, default=5
+        Grades 0..max_grade on the left panel.
+    depth : int, default=10
+        Ranks 1..depth on the right panel.
+    bases : iterable of float > 1, default=(2,)
+        The log bases b of the Järvelin-Kekäläinen discounts drawn.
+    ax : pair of matplotlib Axes, optional
+        Where to draw; a new 1 x 2 figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes[0].lines``: ``"linear: r"`` and ``"exponential: 2^r − 1"`` as (grade, gain);
+        ``fig.axes[1].lines``: ``"1 / log2(i + 1)"`` then ``"Järvelin-Kekäläinen: 1 / log_b(i), i ≥ b"``
+        per base, as (rank, discount).
+
+    Examples
+    --------
+    >>> fig = gain_discount(max_grade=3, depth=4)
+    >>> fig.axes[0].lines[1].get_ydata().tolist()
+    [0.0, 1.0, 3.0, 7.0]
+    >>> fig.axes[1].lines[0].get_ydata().round(4).tolist(), fig.axes[1].lines[1].get_ydata().round(4).tolist()
+    ([1.0, 0.6309, 0.5, 0.4307], [1.0, 1.0, 0.6309, 0.5])
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    from ._numerics import discounts, exp2, log2
+
+    if isinstance(max_grade, (bool, np.bool_)) or not isinstance(max_grade, numbers.Integral) or max_grade < 1:
+        raise ValueError(f"max_grade must be a positive integer, got {max_grade!r}")
+    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, numbers.Integral) or depth < 1:
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    try:
+        bases_arr = np.asarray(list(bases), dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"bases must be numbers > 1, got {bases!r}") from None
+    if bases_arr.ndim != 1 or not np.all(np.isfinite(bases_arr) & (bases_arr > 1)):
+        raise ValueError(f"bases must be numbers > 1, got {bases!r}")
+
+    grades = np.arange(int(max_grade) + 1, dtype=np.float64)
+    ranks = np.arange(1, int(depth) + 1, dtype=np.float64)
+    fig, (left, right) = _axes_pair(ax)
+    left.plot(grades, grades, marker="o", label="linear: r")
+    left.plot(grades, exp2(grades) - 1.0, marker="o", label="exponential: 2^r − 1")
+    left.set_xlabel("relevance grade r")
+    left.set_ylabel("gain")
+    left.set_title("Gain of a relevance grade")
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
+    left.legend()
+    right.plot(ranks, discounts(int(depth)), marker="o", label="1 / log2(i + 1)")
+    for b in bases_arr:
+        log_b = log2(ranks) / log2(np.array([b]))[0]
+        jk = np.where(ranks < b, 1.0, 1.0 / np.where(ranks < b, 1.0, log_b))
+        right.plot(ranks, jk, marker="s", linestyle="--", label=f"Järvelin-Kekäläinen: 1 / log{b:g}(i), i ≥ {b:g}")
+    right.set_xlabel("rank i")
+    right.set_ylabel("discount")
+    right.set_ylim(0.0, 1.05)
+    right.set_title("Discount of a rank")
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))
+    right.legend()
+    return fig
+
+
+# --------------------------------------------------------------------------- ROC
+
+
+def _roc_points(labels: np.ndarray, scores: np.ndarray, rel: float) -> tuple[np.ndarray, np.ndarray]:
+    """(FPR, TPR) at every distinct score threshold, from (0, 0), highest score first."""
+    positive = labels >= rel
+    order = np.argsort(-scores, kind="stable")
+    s, pos = scores[order], positive[order]
+    last_of_group = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
+    tp = np.cumsum(pos)[last_of_group]
+    fp = (last_of_group + 1) - tp
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    return np.r_[0.0, fp / n_neg], np.r_[0.0, tp / n_pos]
+
+
+def roc_curve(labels, scores, *, rel: float = 1, colors=None, ax=None):
+    """ROC curve of a scorer (or several), with the AUC in the legend and title.
+
+    Sorting by score, each distinct score is a threshold: the true-positive rate
+    (positives above it / positives) against the false-positive rate (negatives above it
+    / negatives). The area under it is the AUC, the fraction of (positive, negative) pairs
+    in the right order (Wang Shusen, 相关性的评价指标, http://wangshusen.github.io/).
+
+    Parameters
+    ----------
+    labels : 1-D array-like
+        Labels; label >= rel is positive.
+    scores : 1-D array-like, or dict name -> 1-D array-like
+        Scores (higher = more relevant) of one scorer, or of several, each drawn as a curve.
+    rel : float, default=1
+    colors : mapping name -> colour, optional
+        By default :func:`system_colors`.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines[i]``: scorer i's (FPR, TPR) from (0, 0) to (1, 1), one point per
+        distinct score (sklearn's ``roc_curve(..., drop_intermediate=False)``), labelled
+        ``"<name> (AUC = 0.xxxx)"`` (``"ROC (AUC = ...)"`` for one unnamed scorer); the last
+        line is the chance diagonal. AUC is :func:`rankkit.auc` (ties count 1/2).
+
+    Examples
+    --------
+    >>> ax = roc_curve([1, 0, 1, 0], [0.9, 0.8, 0.4, 0.1])
+    >>> ax.lines[0].get_xydata().tolist()
+    [[0.0, 0.0], [0.0, 0.5], [0.5, 0.5], [0.5, 1.0], [1.0, 1.0]]
+    >>> ax.lines[0].get_label(), ax.get_title()
+    ('ROC (AUC = 0.7500)', 'ROC curve: AUC = 0.7500')
+    """
+    from .pairwise import auc
+
+    rel = check_rel(rel)
+    lab = np.asarray(labels, dtype=np.float64)
+    if lab.ndim != 1 or lab.size == 0:
+        raise ValueError(f"labels must be one non-empty 1-D list, got shape {lab.shape}")
+    check_finite(lab, "labels")
+    positive = lab >= rel
+    if positive.all() or not positive.any():
+        raise ValueError(f"labels must hold both positives (label >= {rel:g}) and negatives for a ROC curve")
+    named = _named(scores, "scores", ())
+    curves = {}
+    for name, sc in named.items():
+        where = f"scores[{name!r}]" if name else "scores"
+        arr = np.asarray(sc, dtype=np.float64)
+        if arr.shape != lab.shape:
+            raise ValueError(f"{where} must have the shape of labels {lab.shape}, got {arr.shape}")
+        check_finite(arr, where)
+        curves[name] = (*_roc_points(lab, arr, rel), float(auc(lab, arr, rel=rel)))
+    palette = system_colors(curves, colors)
+    ax = _axes(ax)
+    for name, (fpr, tpr, area) in curves.items():
+        ax.plot(fpr, tpr, marker=".", color=palette[name], label=f"{name or 'ROC'} (AUC = {area:.4f})")
+    ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", label="chance (AUC = 0.5)")
+    ax.set_xlabel("false-positive rate (negatives above the threshold)")
+    ax.set_ylabel("true-positive rate (positives above the threshold)")
+    if len(curves) == 1:
+        ax.set_title(f"ROC curve: AUC = {next(iter(curves.values()))[2]:.4f}")
+    else:
+        ax.set_title("ROC curves (AUC in the legend)")
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_aspect("equal")
+    ax.legend(loc="lower right")
+    return ax
+
+
 # --------------------------------------------------------------------------- MRR top-k
 
 
@@ -946,9 +1225,10 @@ def _check_ks(ks, name: str = "ks") -> np.ndarray:
 def uniform_mrr(ks=range(1, 101)) -> np.ndarray:
     """MRR when the single answer is equally likely at each of the top k ranks: H_k / k.
 
-    Source 002: with the answer uniformly placed in the top k, MRR = (1 + 1/2 + ... + 1/k) / k
-    (0.611 at k = 3; 0.4567 at k = 5, which the source prints truncated as 0.456; 0.293 at
-    k = 10). It decreases with k.
+    With the answer uniformly placed in the top k, MRR = (1 + 1/2 + ... + 1/k) / k (Jason's
+    AP/MRR notes, "The Dance of Disorder (Fluctuations of Entropy)", PIXNET blog: 0.611 at
+    k = 3; 0.4567 at k = 5, which the notes print truncated as 0.456; 0.293 at k = 10). It
+    decreases with k.
 
     Parameters
     ----------
@@ -995,9 +1275,10 @@ def uniform_k_for_mrr(target: float, *, max_k: int = 100_000) -> int:
 
 
 def smallest_k_for_mrr(mrr_at_k, target: float):
-    """The source's proposed inverse view: the smallest k at which MRR@k reaches ``target``.
+    """The inverse view of MRR@k: the smallest k at which MRR@k reaches ``target``.
 
-    Source 002 suggests fixing the MRR a task needs and comparing systems by the cutoff k
+    Jason's AP/MRR notes ("The Dance of Disorder (Fluctuations of Entropy)", PIXNET blog)
+    suggest fixing the MRR a task needs and comparing systems by the cutoff k
     they need to reach it (smaller is better), instead of comparing MRR at a fixed k.
     MRR@k of a real system never decreases with k.
 
@@ -1050,13 +1331,18 @@ def mrr_top_k(
     systems=None,
     target: float | None = None,
     highlight=SOURCE_002_KS,
+    two_panels: bool = False,
+    logx: bool | None = None,
+    colors=None,
     ax=None,
 ):
-    """The MRR top-k curve of source 002: MRR = H_k / k when the answer is uniform in the top k.
+    """The MRR top-k curve: MRR = H_k / k when the single answer is uniform in the top k.
 
-    Optionally overlays real systems' MRR@k and marks the source's proposed inverse view:
-    a horizontal line at a target MRR, the largest k at which the uniform placement still
-    reaches it, and each system's smallest k reaching it.
+    The curve and the proposed inverse view follow Jason's AP/MRR notes ("The Dance of
+    Disorder (Fluctuations of Entropy)", PIXNET blog, after Simone Teufel's NLIP lecture 7
+    on question answering). Optionally overlays real systems' MRR@k and marks the inverse
+    view: a horizontal line at a target MRR, the largest k at which the uniform placement
+    still reaches it, and each system's smallest k reaching it.
 
     Parameters
     ----------
@@ -1067,36 +1353,58 @@ def mrr_top_k(
     target : float in (0, 1], optional
         Target MRR for the inverse view.
     highlight : iterable of int, default=(3, 5, 10)
-        Cutoffs marked and annotated on the uniform curve (source 002's numbers); ``()``
-        for none.
-    ax : matplotlib Axes, optional
+        Cutoffs marked and annotated on the uniform curve (the notes' 0.611, 0.456,
+        0.293); ``()`` for none.
+    two_panels : bool, default=False
+        Draw the uniform curve on its own panel (left) and the systems' MRR@k on a second
+        (right), each with the target; returns the Figure.
+    logx : bool or None, default=None
+        Logarithmic k axis; None: when the largest k exceeds 20 (the annotated small k
+        stay readable).
+    colors : mapping name -> colour, optional
+        Colours of the systems; by default :func:`system_colors`.
+    ax : matplotlib Axes (a pair with ``two_panels``), optional
         Where to draw; a new figure when None.
 
     Returns
     -------
-    matplotlib.axes.Axes
-        ``ax.lines[0]`` is the uniform curve (label ``"answer uniform in top k"``), then one
-        line per system (labelled with its name), then, with ``target``, the target line
-        (label ``"target MRR = ..."``) and the uniform-depth line (label
+    matplotlib.axes.Axes, or Figure with ``two_panels``
+        One panel: ``ax.lines[0]`` is the uniform curve (label ``"answer uniform in top k"``),
+        then one line per system (labelled with its name), then, with ``target``, the target
+        line (label ``"target MRR = ..."``) and the uniform-depth line (label
         ``"uniform reaches target up to k = K"``). ``ax.collections[0]`` holds the highlighted
         (k, MRR) points, ``ax.texts`` their annotations; with ``target`` and ``systems``, a
-        further collection holds each system's (smallest k, MRR) point.
+        further collection holds each system's (smallest k, MRR) point. With several
+        lines the legend sits outside the axes, so it covers neither curves nor labels.
+
+        Two panels: ``fig.axes[0]`` holds the uniform curve, its highlighted points and
+        annotations, the target and uniform-depth lines (in that order);
+        ``fig.axes[1]`` the systems' lines, then the target line and the systems'
+        smallest-k points.
 
     Examples
     --------
     >>> ax = mrr_top_k()
     >>> round(float(ax.lines[0].get_ydata()[2]), 3), round(float(ax.lines[0].get_ydata()[9]), 3)
     (0.611, 0.293)
-    >>> [t.get_text() for t in ax.texts]
-    ['k=3: 0.611', 'k=5: 0.457', 'k=10: 0.293']
+    >>> [t.get_text() for t in ax.texts], ax.get_xscale()
+    (['k=3: 0.611', 'k=5: 0.457', 'k=10: 0.293'], 'log')
     >>> ax = mrr_top_k(target=0.3)
     >>> ax.lines[-1].get_label()
     'uniform reaches target up to k = 9'
+    >>> import pandas as pd
+    >>> fig = mrr_top_k(systems=pd.DataFrame({"A": [0.4, 0.6]}, index=[1, 10]), two_panels=True)
+    >>> [a.get_title() for a in fig.axes]
+    ['MRR when the answer is uniform in the top k', "Systems' MRR@k"]
     """
     ks = _check_ks(ks)
     highlight = _check_ks(highlight, "highlight") if len(list(highlight)) else np.array([], dtype=np.int64)
     if target is not None:
         target = check_probability(target, "target")
+    if not isinstance(two_panels, (bool, np.bool_)):
+        raise ValueError(f"two_panels must be True or False, got {two_panels!r}")
+    if logx is not None and not isinstance(logx, (bool, np.bool_)):
+        raise ValueError(f"logx must be True, False or None, got {logx!r}")
     system_curves = {}
     if systems is not None:
         if isinstance(systems, pd.DataFrame):
@@ -1114,30 +1422,67 @@ def mrr_top_k(
             y = check_finite(series.to_numpy(dtype=np.float64), f"systems[{name!r}]")
             order = np.argsort(k, kind="stable")
             system_curves[name] = (k[order], y[order])
+    if two_panels and not system_curves:
+        raise ValueError("two_panels=True needs systems (the second panel shows their MRR@k)")
+    palette = system_colors(system_curves, colors)
+    largest = max([int(ks.max())] + [int(k.max()) for k, _ in system_curves.values()])
+    log = largest > 20 if logx is None else bool(logx)
 
-    ax = _axes(ax)
+    if two_panels:
+        fig, (left, right) = _axes_pair(ax)
+    else:
+        left = right = _axes(ax)  # one panel: everything on it
     mrr = uniform_mrr(ks)
-    ax.plot(ks, mrr, color="tab:gray", label="answer uniform in top k")
-    for name, (k, y) in system_curves.items():
-        ax.plot(k, y, marker=".", label=name)
+    left.plot(ks, mrr, color="tab:gray", label="answer uniform in top k")
+    if not two_panels:
+        for name, (k, y) in system_curves.items():
+            left.plot(k, y, marker=".", color=palette[name], label=name)
     if highlight.size:
         hy = uniform_mrr(highlight)
-        ax.scatter(highlight, hy, color="black", zorder=3)
+        left.scatter(highlight, hy, color="black", zorder=3)
         for k, y in zip(highlight, hy):
-            ax.annotate(f"k={k}: {y:.3f}", xy=(k, y), xytext=(6, 4), textcoords="offset points")
+            left.annotate(f"k={k}: {y:.3f}", xy=(k, y), xytext=(6, 4), textcoords="offset points")
     if target is not None:
         depth = uniform_k_for_mrr(target)
-        ax.axhline(target, color="tab:red", linestyle="--", linewidth=1, label=f"target MRR = {target:g}")
-        ax.axvline(depth, color="tab:red", linestyle=":", linewidth=1,
-                   label=f"uniform reaches target up to k = {depth}")
+        left.axhline(target, color="tab:red", linestyle="--", linewidth=1, label=f"target MRR = {target:g}")
+        left.axvline(depth, color="tab:red", linestyle=":", linewidth=1,
+                     label=f"uniform reaches target up to k = {depth}")
+    if two_panels:
+        for name, (k, y) in system_curves.items():
+            right.plot(k, y, marker=".", color=palette[name], label=name)
+        if target is not None:
+            right.axhline(target, color="tab:red", linestyle="--", linewidth=1, label=f"target MRR = {target:g}")
+    if target is not None:
         reached = {name: smallest_k_for_mrr(pd.Series(y, index=k), target) for name, (k, y) in system_curves.items()}
         points = [(k, target, name) for name, k in reached.items() if k is not None]
         if points:
-            ax.scatter([p[0] for p in points], [p[1] for p in points], marker="v", color="tab:red", zorder=3,
-                       label="smallest k reaching target: " + ", ".join(f"{n} k={k}" for k, _, n in points))
-    ax.set_xlabel("k (answer placed uniformly in the top k)")
-    ax.set_ylabel("MRR")
-    ax.set_title("MRR vs k when the answer is uniform in the top k")
-    ax.set_ylim(0.0, 1.05)
-    ax.legend()
-    return ax
+            right.scatter([p[0] for p in points], [p[1] for p in points], marker="v", color="tab:red", zorder=3,
+                          label="smallest k reaching target: " + ", ".join(f"{n} k={k}" for k, _, n in points))
+
+    from matplotlib.ticker import MaxNLocator, ScalarFormatter
+
+    for axis in ([left, right] if two_panels else [left]):
+        if log:
+            axis.set_xscale("log")
+            axis.xaxis.set_major_formatter(ScalarFormatter())  # 1, 10, 100 rather than 10^0
+        else:
+            axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axis.set_ylim(0.0, 1.05)
+        axis.set_ylabel("MRR")
+    if two_panels:
+        left.set_xlabel("k (answer placed uniformly in the top k)")
+        left.set_title("MRR when the answer is uniform in the top k")
+        left.legend(loc="upper right")
+        right.set_xlabel("k (cutoff)")
+        right.set_ylabel("MRR@k")
+        right.set_title("Systems' MRR@k" + (f" and the smallest k reaching {target:g}" if target is not None else ""))
+        right.legend(loc="lower right")
+        return fig
+    left.set_xlabel("k (answer placed uniformly in the top k)" if not system_curves else "k")
+    left.set_title("MRR vs k when the answer is uniform in the top k"
+                   + (", and systems' MRR@k" if system_curves else ""))
+    if len(left.get_legend_handles_labels()[1]) > 1:
+        left.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    else:
+        left.legend(loc="upper right")
+    return left
