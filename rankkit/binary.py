@@ -39,8 +39,8 @@ FloatResult = Union[float, np.ndarray]
 #: AP denominators accepted by :func:`average_precision`.
 NORMALIZATIONS = ("relevant", "retrieved", "min_k")
 
-#: How :func:`interpolated_precision` turns ``level * R`` into a count of relevant documents.
-ROUNDINGS = ("nearest", "plus_0.9")
+#: How :func:`interpolated_precision` turns a recall level of R into a count of relevant documents.
+ROUNDINGS = ("textbook", "nearest", "plus_0.9")
 
 #: trec_eval's default ``iprec_at_recall`` levels, written as literals (not
 #: ``linspace``) so that ``level * R`` rounds exactly as trec_eval's C doubles do.
@@ -691,12 +691,50 @@ def _check_levels(recall_levels) -> np.ndarray:
     return levels
 
 
-def _recall_cut(x: np.ndarray, rounding: str) -> np.ndarray:
-    """trec_eval's count of relevant documents for a recall level (x = level * R >= 0)."""
+def _recall_cut(level, n_rel, rounding: str) -> np.ndarray:
+    """The count c of relevant documents at which recall ``level`` of ``n_rel`` is reached.
+
+    ``"textbook"``: the smallest c with ``c / n_rel >= level``, tested with the same
+    doubles a reader uses for the recall c / R of a ranking (so ``0.28 * 25`` being
+    7.000000000000001 does not make it 8); ``"nearest"``: ``lround(level * n_rel)``
+    (trec_eval 10); ``"plus_0.9"``: ``(long) (level * n_rel + 0.9)`` (trec_eval 9).
+    Arrays broadcast; the counts are returned as whole float64 numbers (0 for
+    ``n_rel == 0``).
+    """
+    level = np.asarray(level, dtype=np.float64)
+    n_rel = np.asarray(n_rel, dtype=np.float64)
+    x = level * n_rel
     if rounding == "plus_0.9":
-        return np.floor(x + 0.9).astype(np.int64)  # (long) (x + 0.9), trec_eval <= 9
-    whole = np.floor(x)
-    return (whole + (x - whole >= 0.5)).astype(np.int64)  # lround(x), trec_eval 10
+        return np.floor(x + 0.9)  # (long) (x + 0.9), trec_eval <= 9
+    if rounding == "nearest":
+        whole = np.floor(x)
+        return whole + (x - whole >= 0.5)  # lround(x), trec_eval 10
+    count = np.ceil(x)
+    # fl(level * R) is within half an ulp of the product, so its ceiling is off by at most
+    # one from the smallest count passing the reader's test fl(c / R) >= level
+    with np.errstate(divide="ignore", invalid="ignore"):
+        count = np.where((count - 1) / n_rel >= level, count - 1, count)
+        count = np.where(count / n_rel < level, count + 1, count)
+    return count
+
+
+def _iprec_at_levels(r: Rankings, levels: np.ndarray, n_rel: np.ndarray, rel: float,
+                     rounding: str) -> np.ndarray:
+    """Interpolated precision of every query at every level, shape (n_queries, n_levels)."""
+    ranks, n_found = _relevant_ranks(r.relevant(rel))[:2]
+    # Precision only rises at a relevant rank, so the maximum over ranks >= the c-th
+    # relevant one is the maximum over the relevant ranks from the c-th on.
+    best = _interpolate(_precision_at_relevant(ranks))
+    rows = np.arange(r.n_queries)
+    out = np.zeros((r.n_queries, levels.size))
+    if not ranks.shape[1]:
+        return out
+    for j, level in enumerate(levels):  # a few levels; every query at once
+        cut = np.maximum(_recall_cut(level, n_rel, rounding), 1).astype(np.int64)  # 0 acts as 1
+        reached = (cut <= n_found) & (n_rel > 0)
+        at = np.minimum(cut, ranks.shape[1]) - 1
+        out[:, j] = np.where(reached, best[rows, at], 0.0)
+    return out
 
 
 def interpolated_precision(
@@ -705,15 +743,17 @@ def interpolated_precision(
     recall_levels=None,
     rel: float = 1,
     n_relevant=None,
-    rounding: Literal["nearest", "plus_0.9"] = "nearest",
+    rounding: Literal["textbook", "nearest", "plus_0.9"] = "textbook",
 ) -> np.ndarray:
-    """Interpolated precision at recall levels, exactly as trec_eval ``iprec_at_recall_X``.
+    """Interpolated precision at recall levels: the highest precision at recall >= l.
 
-    The interpolated precision at rank X is the highest precision at any rank Y >= X.
-    The value at recall level ``l`` is the interpolated precision at the rank of the
-    c-th relevant document, where c is ``l * R`` rounded to a count (see ``rounding``);
-    a level whose c is 0 takes the maximum precision over the whole list, and a level
-    never reached (c > relevant retrieved) scores 0.0.
+    p_interp(l) = max { P@i : R@i >= l }, the maximum over the ranks i of the list whose
+    recall R@i = (relevant in top i) / R reaches the level l (Manning, Raghavan & Schütze,
+    *Introduction to Information Retrieval*, 2008, sec. 8.4). Precision only rises at a
+    relevant document, so this is the highest precision from the c-th relevant document
+    on, for the count c of relevant documents that reaches l (see ``rounding``). Level 0
+    takes the maximum precision over the whole list; a level never reached (c > relevant
+    retrieved) scores 0.0.
 
     Parameters
     ----------
@@ -721,13 +761,19 @@ def interpolated_precision(
         Labels in rank order.
     recall_levels : array-like of float in [0, 1] or None, default=None
         ``None`` gives the 11 standard levels 0.0, 0.1, ..., 1.0.
-    rounding : {"nearest", "plus_0.9"}, default="nearest"
-        How ``l * R`` becomes the count c: ``"nearest"`` is ``lround(l * R)``, halves
-        away from zero (trec_eval 10.0, ``m_iprec_at_recall.c``, and its test output
-        ``out.test.aq``); ``"plus_0.9"`` is ``(long) (l * R + 0.9)`` (trec_eval 9.x and
-        pytrec_eval 0.5, "same cutoffs as historical MAP implementations"). Both use the
-        IEEE doubles of the C code: with R = 3, ``0.7 * 3 + 0.9`` is 2.9999999999999996, so
-        ``"plus_0.9"`` gives c = 2. They differ e.g. for R = 474 at level 0.1 (47 vs 48).
+    rounding : {"textbook", "nearest", "plus_0.9"}, default="textbook"
+        How the level l becomes the count c. ``"textbook"``: the smallest c with
+        c / R >= l, the definition above, tested with the doubles a reader computes the
+        recall c / R with (R = 25, l = 0.28 gives c = 7, although ``0.28 * 25`` is
+        7.000000000000001 in doubles). The two trec_eval conventions round ``l * R``
+        instead, so a level can be read below it: ``"nearest"`` is ``lround(l * R)``,
+        halves away from zero (trec_eval 10.0, ``m_iprec_at_recall.c``, its test output
+        ``out.test.aq``, and rankkit's ``iprec_at_recall_*`` names); ``"plus_0.9"`` is
+        ``(long) (l * R + 0.9)`` (trec_eval 9.x and pytrec_eval 0.5, "same cutoffs as
+        historical MAP implementations"), in the IEEE doubles of the C code: with R = 3,
+        ``0.7 * 3 + 0.9`` is 2.9999999999999996, so c = 2. For R = 3 and l = 0.4 the
+        textbook count is 2 (1/3 < 0.4), trec_eval 10's is 1; for R = 474 and l = 0.1,
+        trec_eval 10 counts 47 and trec_eval 9 counts 48.
     rel : float, default=1
         Relevance threshold: label >= rel is relevant.
     n_relevant : int, array-like of shape (n_queries,) or None, default=None
@@ -745,10 +791,18 @@ def interpolated_precision(
 
     Examples
     --------
-    Source 002, ranking 1 (O X O O O O X X X O):
+    Ranking 1 of Jason's notes on AP (O X O O O O X X X O):
 
     >>> interpolated_precision([1, 0, 1, 1, 1, 1, 0, 0, 0, 1], recall_levels=[0, 0.5, 1]).round(4)
     array([1.    , 0.8333, 0.6   ])
+
+    Relevant at ranks 1, 3 and 6 (R = 3): recall 0.4 is first reached at rank 3, where
+    precision is 2/3; trec_eval 10 rounds 0.4 * 3 to 1 and reads rank 1.
+
+    >>> interpolated_precision([1, 0, 1, 0, 0, 1], recall_levels=[0.4]).round(4)
+    array([0.6667])
+    >>> interpolated_precision([1, 0, 1, 0, 0, 1], recall_levels=[0.4], rounding="nearest")
+    array([1.])
     """
     r = as_rankings(rankings)
     levels = _check_levels(recall_levels)
@@ -756,19 +810,32 @@ def interpolated_precision(
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
     _no_ties(r, "interpolated_precision")
-    ranks, n_found = _relevant_ranks(r.relevant(rel))[:2]
-    # Precision only rises at a relevant rank, so the maximum over ranks >= the c-th
-    # relevant one is the maximum over the relevant ranks from the c-th on.
-    best = _interpolate(_precision_at_relevant(ranks))
-    rows = np.arange(r.n_queries)
-    out = np.zeros((r.n_queries, levels.size))
-    for j, level in enumerate(levels):
-        cut = np.maximum(_recall_cut(level * n_rel, rounding), 1)  # a cut of 0 acts as 1
-        reached = (cut <= n_found) & (n_rel > 0)
-        if ranks.shape[1]:
-            at = np.minimum(cut, ranks.shape[1]) - 1
-            out[:, j] = np.where(reached, best[rows, at], 0.0)
+    out = _iprec_at_levels(r, levels, n_rel, rel, rounding)
     return out[0] if r.scalar else out
+
+
+def _trec_eval_walk(r: Rankings, levels: np.ndarray, n_rel: np.ndarray, rel: float,
+                    rounding: str) -> np.ndarray:
+    """The value of each level as ``m_11pt_avg.c`` assigns it, shape (n_queries, n_levels)."""
+    ranks, n_found = _relevant_ranks(r.relevant(rel))[:2]
+    best = _interpolate(_precision_at_relevant(ranks))  # best[:, t - 1]: at the t-th relevant
+    rows = np.arange(r.n_queries)
+    first = best[:, 0] if best.shape[1] else np.zeros(r.n_queries)
+    values = np.zeros((r.n_queries, levels.size))
+    skipping = np.ones(r.n_queries, dtype=bool)  # trailing levels beyond what was found
+    stuck = np.zeros(r.n_queries, dtype=bool)
+    reached = n_found.copy()  # the walk's current relevant document
+    for j in range(levels.size - 1, -1, -1):  # a few levels; every query at once
+        cut = _recall_cut(levels[j], n_rel, rounding).astype(np.int64)
+        skipping &= cut > n_found
+        walking = ~skipping & ~stuck
+        match = walking & (cut >= 1) & (cut <= reached)
+        stuck |= walking & ~match
+        at = np.clip(cut - 1, 0, max(best.shape[1] - 1, 0))
+        matched = best[rows, at] if best.shape[1] else np.zeros(r.n_queries)
+        values[:, j] = np.where(match, matched, np.where(stuck, first, 0.0))
+        reached = np.where(match, cut, reached)
+    return values
 
 
 def interpolated_precision_average(
@@ -777,23 +844,25 @@ def interpolated_precision_average(
     recall_levels=None,
     rel: float = 1,
     n_relevant=None,
-    rounding: Literal["nearest", "plus_0.9"] = "nearest",
+    rounding: Literal["textbook", "nearest", "plus_0.9"] = "textbook",
 ) -> FloatResult:
-    """Mean interpolated precision over recall levels: trec_eval ``11pt_avg``.
+    """Mean interpolated precision over recall levels: the 11-point average.
 
     With the 11 standard levels 0.0, 0.1, ..., 1.0 this is the classic 11-point
     interpolated average precision (Salton & McGill 1983; Manning, Raghavan & Schütze,
-    *Introduction to Information Retrieval*, 2008, sec. 8.4): for ascending levels, the
-    mean of :func:`interpolated_precision` at those levels, added in level order.
+    *Introduction to Information Retrieval*, 2008, sec. 8.4):
+    (1 / n_levels) sum_l p_interp(l), with p_interp from :func:`interpolated_precision`,
+    the values added from the last level to the first (trec_eval's order).
 
-    Levels are taken in the order given, as trec_eval 10 does (``m_11pt_avg.c`` walks the
-    relevant documents from the last up while it walks the levels from the last down):
-    a level whose count c = round(l * R) is more than the relevant documents retrieved
-    scores 0 if it and every level after it do; otherwise, going down the list, a level
-    is matched at its c-th relevant document while c does not exceed the previous
-    match, and the first level that breaks this order, and every level before it, gets
-    the interpolated precision at the first relevant document. For ascending levels
-    every level is matched.
+    With ``rounding="textbook"`` that is the whole definition. With the trec_eval
+    roundings the levels are assigned as trec_eval's ``11pt_avg`` assigns them
+    (``m_11pt_avg.c`` walks the relevant documents from the last up while it walks the
+    levels from the last down), which gives the same values for ascending levels: a
+    level whose count c is more than the relevant documents retrieved scores 0 if it and
+    every level after it do; otherwise, going down the list, a level is matched at its
+    c-th relevant document while c does not exceed the previous match, and the first
+    level that breaks this order, and every level before it, gets the interpolated
+    precision at the first relevant document.
 
     Parameters
     ----------
@@ -802,7 +871,8 @@ def interpolated_precision_average(
     recall_levels : array-like of float in [0, 1] or None, default=None
         ``None`` gives the 11 standard levels.
     rel, n_relevant, rounding
-        As in :func:`interpolated_precision` (``rounding="nearest"``: trec_eval 10).
+        As in :func:`interpolated_precision` (``rounding="nearest"``: trec_eval 10's
+        ``11pt_avg``; ``"plus_0.9"``: trec_eval 9's).
 
     Returns
     -------
@@ -811,7 +881,7 @@ def interpolated_precision_average(
 
     Examples
     --------
-    Source 002, ranking 1 (O X O O O O X X X O), three levels:
+    Ranking 1 of Jason's notes on AP (O X O O O O X X X O), three levels:
 
     >>> interpolated_precision([1, 0, 1, 1, 1, 1, 0, 0, 0, 1], recall_levels=[0, 0.5, 1]).round(4)
     array([1.    , 0.8333, 0.6   ])
@@ -824,24 +894,10 @@ def interpolated_precision_average(
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
     _no_ties(r, "interpolated_precision_average")
-    ranks, n_found = _relevant_ranks(r.relevant(rel))[:2]
-    best = _interpolate(_precision_at_relevant(ranks))  # best[:, t - 1]: at the t-th relevant
-    rows = np.arange(r.n_queries)
-    first = best[:, 0] if best.shape[1] else np.zeros(r.n_queries)
-    values = np.zeros((r.n_queries, levels.size))
-    skipping = np.ones(r.n_queries, dtype=bool)  # trailing levels beyond what was found
-    stuck = np.zeros(r.n_queries, dtype=bool)
-    reached = n_found.copy()  # the walk's current relevant document
-    for j in range(levels.size - 1, -1, -1):  # a few levels; every query at once
-        cut = _recall_cut(levels[j] * n_rel, rounding)
-        skipping &= cut > n_found
-        walking = ~skipping & ~stuck
-        match = walking & (cut >= 1) & (cut <= reached)
-        stuck |= walking & ~match
-        at = np.clip(cut - 1, 0, max(best.shape[1] - 1, 0))
-        matched = best[rows, at] if best.shape[1] else np.zeros(r.n_queries)
-        values[:, j] = np.where(match, matched, np.where(stuck, first, 0.0))
-        reached = np.where(match, cut, reached)
+    if rounding == "textbook":
+        values = _iprec_at_levels(r, levels, n_rel, rel, rounding)
+    else:
+        values = _trec_eval_walk(r, levels, n_rel, rel, rounding)
     # trec_eval adds the levels' values in the order its walk meets them: the last first
     return r.result(rank_sum(values[:, ::-1]) / levels.size)
 

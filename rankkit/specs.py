@@ -90,7 +90,9 @@ class TrecName:
     param : str or None
         The rankkit parameter a ``levels`` value sets.
     fixed : tuple of (str, value)
-        Parameters the alias always sets (``rbp``: ``p=0.9, max_grade='query'``).
+        Parameters the alias always sets, where trec_eval's convention is not rankkit's
+        default (``rbp``: ``p=0.9, max_grade='query'``; ``iprec_at_recall`` and
+        ``11pt_avg``: ``rounding='nearest'``, trec_eval 10's count of relevant documents).
     convert : callable or None
         ``raw`` and ``pairs``: the parameter string to rankkit's parameters (a dict,
         ``"k"`` meaning the cutoff).
@@ -148,12 +150,12 @@ def cutoffs(name: str, defaults: str = _CUTOFFS, **fixed) -> TrecName:
     return TrecName(name, "cutoffs", defaults, fixed=tuple(fixed.items()))
 
 
-def levels(name: str, param: str, defaults: str) -> TrecName:
-    return TrecName(name, "levels", defaults, param)
+def levels(name: str, param: str, defaults: str, **fixed) -> TrecName:
+    return TrecName(name, "levels", defaults, param, fixed=tuple(fixed.items()))
 
 
-def raw(name: str, defaults: str, convert: Callable[[str], dict[str, Any]]) -> TrecName:
-    return TrecName(name, "raw", defaults, convert=convert)
+def raw(name: str, defaults: str, convert: Callable[[str], dict[str, Any]], **fixed) -> TrecName:
+    return TrecName(name, "raw", defaults, fixed=tuple(fixed.items()), convert=convert)
 
 
 def pairs(name: str, convert: Callable[[str], dict[str, Any]] = _gains, **fixed) -> TrecName:
@@ -285,10 +287,13 @@ REGISTRY: dict[str, MetricInfo] = {
     "GM_bpref": MetricInfo(binary.bpref, _REL, cutoff=False, aggregate="gmean", summary_only=True,
                            trec=(plain("gm_bpref"),), summary="bpref per query; the geometric mean over queries"),
     "iprec": MetricInfo(_iprec, ("recall", "rel", "rounding"), cutoff=False, required=("recall",),
-                        trec=(levels("iprec_at_recall", "recall", _LEVELS),), batch=_iprec_levels,
-                        summary="interpolated precision at a recall level (rounding='plus_0.9': trec_eval 9)"),
+                        trec=(levels("iprec_at_recall", "recall", _LEVELS, rounding="nearest"),),
+                        batch=_iprec_levels,
+                        summary="interpolated precision at a recall level: the best precision at "
+                                "recall >= it (rounding='nearest': trec_eval 10, 'plus_0.9': 9)"),
     "iprec_avg": MetricInfo(_iprec_avg, ("levels", "rel", "rounding"), cutoff=False,
-                            trec=(raw("11pt_avg", _LEVELS, lambda t: {"levels": tuple(_numbers(t))}),),
+                            trec=(raw("11pt_avg", _LEVELS, lambda t: {"levels": tuple(_numbers(t))},
+                                      rounding="nearest"),),
                             summary="mean interpolated precision over recall levels (11-point average)"),
     "infAP": MetricInfo(judgments.inferred_average_precision, _REL, cutoff=False, trec=(plain("infAP"),),
                         summary="inferred AP from a sampled pool (Yilmaz & Aslam 2006)"),
@@ -627,7 +632,7 @@ def parse_metric(spec: str | Metric) -> Metric:
     >>> parse_metric("AP(normalize='min_k')@5")
     Metric(name='AP', params=(('normalize', 'min_k'),), k=5)
     >>> str(parse_metric("iprec_at_recall_0.10")), str(parse_metric("Rprec_mult_0.20"))
-    ('iprec(recall=0.1)', 'Rprec(multiple=0.2)')
+    ("iprec(recall=0.1, rounding='nearest')", 'Rprec(multiple=0.2)')
     >>> parse_metric("P@0")
     Traceback (most recent call last):
     ...

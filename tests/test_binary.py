@@ -15,11 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankkit import Rankings, as_rankings
-from rankkit.binary import (
+from rankkit.binary import (  # noqa: I001
     STANDARD_RECALL_LEVELS,
     average_precision,
     bpref,
+    _recall_cut,
     interpolated_precision,
+    interpolated_precision_average,
     judged,
     num_relevant,
     num_relevant_retrieved,
@@ -399,11 +401,12 @@ def test_interpolated_precision_by_hand():
     )
     # trec_eval 10 rounds to nearest: 0.3*3 -> 1, 0.34*3 -> 1, 0.5*3 = 1.5 -> 2, 0.7*3 -> 2, 3.
     np.testing.assert_allclose(
-        interpolated_precision(ranking, recall_levels=levels), [2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 0.5]
+        interpolated_precision(ranking, recall_levels=levels, rounding="nearest"),
+        [2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 0.5],
     )
     # R = 10 at level 0.25: lround(2.5) = 3 (halves away from zero, not to even): rank 5, 3/5.
     ten = [1, 1, 0, 0, 1] + [0] * 5 + [1] * 7
-    assert interpolated_precision(ten, recall_levels=[0.25])[0] == pytest.approx(0.6)
+    assert interpolated_precision(ten, recall_levels=[0.25], rounding="nearest")[0] == pytest.approx(0.6)
     assert interpolated_precision(ten, recall_levels=[0.25], rounding="plus_0.9")[0] == pytest.approx(0.6)
     # R = 474 at level 0.1 (trec_eval's topic 301): 47 vs 48.
     many = [0, 1] * 47 + [0, 0, 1]  # 48 relevant: the 47th at rank 94, the 48th at rank 97
@@ -416,7 +419,7 @@ def test_interpolated_precision_by_hand():
         [2 / 3, 0, 0],  # 0.6 * 4 + 0.9 -> 3 > 2 found
     )
     np.testing.assert_allclose(
-        interpolated_precision([0, 1, 1], n_relevant=4, recall_levels=[0.5, 0.6, 0.7]),
+        interpolated_precision([0, 1, 1], n_relevant=4, recall_levels=[0.5, 0.6, 0.7], rounding="nearest"),
         [2 / 3, 2 / 3, 0],  # lround(2.4) = 2 is reached, lround(2.8) = 3 is not
     )
     assert interpolated_precision([[1], [0]]).shape == (2, 11)
@@ -515,7 +518,7 @@ def test_bad_rel(metric, rel):
 
 
 def test_bad_rounding():
-    with pytest.raises(ValueError, match=r"rounding must be one of 'nearest', 'plus_0.9', got 'floor'"):
+    with pytest.raises(ValueError, match=r"rounding must be one of 'textbook', 'nearest', 'plus_0.9', got 'floor'"):
         interpolated_precision([1, 0], rounding="floor")
 
 
@@ -718,7 +721,7 @@ def test_trec_eval_test_data(qrels_file, output, rel):
         got[f"map_cut_{k}"] = average_precision(r, k=k, rel=rel)
     for k in (1, 5, 10):
         got[f"success_{k}"] = success(r, k=k, rel=rel)
-    iprec = interpolated_precision(r, rel=rel)
+    iprec = interpolated_precision(r, rel=rel, rounding="nearest")
     for j, level in enumerate(STANDARD_RECALL_LEVELS):
         got[f"iprec_at_recall_{level:.2f}"] = iprec[:, j]
     checked = 0
@@ -738,7 +741,7 @@ def test_trec_eval_test_data_measure_parameters():
     r = make_rankings(queries)
     expected = _trec_eval_output("out.test.meas_params")
     levels = [0.10, 0.20, 0.25, 0.50, 0.75]
-    iprec = interpolated_precision(r, recall_levels=levels)
+    iprec = interpolated_precision(r, recall_levels=levels, rounding="nearest")
     got = {f"iprec_at_recall_{level:.2f}": iprec[:, j] for j, level in enumerate(levels)}
     got.update({f"P_{k}": precision(r, k=k) for k in (3, 5, 7)})
     got.update({f"recall_{k}": recall(r, k=k) for k in (20, 2000)})
@@ -790,3 +793,86 @@ def test_interpolated_precision_matches_trec_eval_loop(row, extra, levels, round
     n_rel = sum(row) + extra
     got = interpolated_precision(row, recall_levels=levels, n_relevant=n_rel, rounding=rounding)
     np.testing.assert_allclose(got, reference_iprec(row, n_rel, levels, rounding), rtol=0, atol=1e-15)
+
+
+# --------------------------------------------------------------------------- textbook interpolation
+
+
+def test_interpolated_precision_textbook_by_hand():
+    """Manning et al. sec. 8.4: the highest precision at any rank whose recall is >= l."""
+    # Jason's ranking 1, O X O O O O X X X O: R = 6, relevant at ranks 1, 3, 4, 5, 6, 10,
+    # precisions 1, 2/3, 3/4, 4/5, 5/6, 6/10; recall reaches 0.2 at rank 3 (1/6 < 0.2 <= 2/6),
+    # from where the best precision is 5/6; 0.9 and 1.0 only at rank 10 (5/6 < 0.9).
+    ranking = [1, 0, 1, 1, 1, 1, 0, 0, 0, 1]
+    expected = [1, 1] + [5 / 6] * 7 + [0.6, 0.6]
+    np.testing.assert_array_equal(interpolated_precision(ranking), expected)
+    assert interpolated_precision_average(ranking) == pytest.approx((2 + 35 / 6 + 1.2) / 11)
+    # trec_eval 10 reads level 0.2 at lround(1.2) = 1 relevant document, recall 1/6 < 0.2
+    assert interpolated_precision(ranking, rounding="nearest")[2] == 1.0
+    # R = 3, relevant at ranks 2, 3, 6: recall 0.7 is reached only at rank 6 (2/3 < 0.7)
+    np.testing.assert_array_equal(
+        interpolated_precision([0, 1, 1, 0, 0, 1, 0], recall_levels=[0.0, 0.3, 0.34, 0.5, 0.7, 1.0]),
+        [2 / 3, 2 / 3, 2 / 3, 2 / 3, 0.5, 0.5],
+    )
+
+
+def test_interpolated_precision_textbook_counts_as_a_reader_does():
+    # R = 25, level 0.28: in doubles 0.28 * 25 = 7.000000000000001, so a naive ceil gives 8; but
+    # the recall at the 7th relevant document, 7 / 25, is 0.28 and reaches the level.
+    assert 0.28 * 25 > 7 and 7 / 25 >= 0.28
+    ranking = [1] * 7 + [0] * 3 + [1] * 18  # 7th relevant at rank 7 (P = 1), 8th at rank 11
+    assert interpolated_precision(ranking, recall_levels=[0.28])[0] == 1.0
+    assert interpolated_precision(ranking, recall_levels=[0.2800000000000001])[0] == pytest.approx(25 / 28)
+    # the other way: 0.33333333333333337 * 3 is 1.0, but 1 / 3 is below that level
+    level = 0.33333333333333337
+    assert level * 3 == 1.0 and 1 / 3 < level
+    assert interpolated_precision([1, 0, 1, 1], recall_levels=[level])[0] == 0.75
+    # the count itself against brute force, for every R up to 300 and the standard levels
+    for n_rel in range(1, 301):
+        got = _recall_cut(STANDARD_RECALL_LEVELS, n_rel, "textbook")
+        want = [next(c for c in range(n_rel + 1) if c / n_rel >= level) for level in STANDARD_RECALL_LEVELS]
+        np.testing.assert_array_equal(got, want)
+    assert _recall_cut(0.5, 0, "textbook") == 0  # no relevant document: nothing to count
+
+
+def test_interpolated_precision_average_textbook_ignores_level_order():
+    ranking = [0, 1, 0, 1, 1, 0, 0, 1]
+    levels = [0.9, 0.1, 0.5, 0.3]
+    assert interpolated_precision_average(ranking, recall_levels=levels) == pytest.approx(
+        interpolated_precision(ranking, recall_levels=levels).mean())
+    # trec_eval's walk gives the levels before an out-of-order one the first relevant's value
+    assert interpolated_precision_average(ranking, recall_levels=levels, rounding="nearest") != \
+        pytest.approx(interpolated_precision(ranking, recall_levels=levels, rounding="nearest").mean())
+
+
+def textbook_iprec(labels, n_rel, levels) -> list[float]:
+    """Plain Python: max precision over the ranks whose recall hits / R is >= the level."""
+    points, hits = [], 0
+    for i, label in enumerate(labels, start=1):
+        hits += label >= 1
+        points.append((hits / n_rel if n_rel else 0.0, hits / i))
+    if not n_rel:
+        return [0.0] * len(levels)
+    return [max([p for rec, p in points if rec >= level], default=0.0) for level in levels]
+
+
+recall_level = st.one_of(
+    st.floats(0, 1),
+    st.sampled_from([float(x) for x in STANDARD_RECALL_LEVELS]),
+    st.tuples(st.integers(0, 40), st.integers(1, 40)).filter(lambda t: t[0] <= t[1]).map(lambda t: t[0] / t[1]),
+)
+
+
+@given(
+    row=st.lists(st.integers(0, 1), max_size=40),
+    extra=st.integers(0, 30),
+    levels=st.lists(recall_level, min_size=1, max_size=8),
+)
+@settings(max_examples=300)
+def test_interpolated_precision_textbook_matches_plain_python(row, extra, levels):
+    n_rel = sum(row) + extra
+    want = textbook_iprec(row, n_rel, levels)
+    got = interpolated_precision([row], recall_levels=levels, n_relevant=[n_rel])[0]
+    np.testing.assert_array_equal(got, want)  # the same doubles: bit for bit
+    average = interpolated_precision_average([row], recall_levels=levels, n_relevant=[n_rel])[0]
+    assert average == pytest.approx(sum(want) / len(want), abs=1e-15)

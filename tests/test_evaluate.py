@@ -52,7 +52,7 @@ from rankkit.evaluate import (
         ("num_ret", "num_ret", {}, None),
         ("num_rel", "num_rel", {}, None),
         ("num_rel_ret", "num_rel_ret", {}, None),
-        ("iprec_at_recall_0.10", "iprec", {"recall": 0.1}, None),
+        ("iprec_at_recall_0.10", "iprec", {"recall": 0.1, "rounding": "nearest"}, None),
         ("rbp", "RBP", {"p": 0.9, "max_grade": "query"}, None),
         ("rbp_resid", "RBP_residual", {"p": 0.9, "convention": "trec_eval"}, None),
         ("RBP(max_grade=query)", "RBP", {"max_grade": "query"}, None),
@@ -89,7 +89,7 @@ def test_parameters_print_in_registry_order_whatever_the_spec_order():
 def test_aliases_print_canonically():
     assert [str(parse_metric(s)) for s in ["map", "ndcg_cut_10", "P_5", "recip_rank", "recall_100",
                                            "success_10", "iprec_at_recall_0.10"]] == [
-        "AP", "nDCG@10", "P@5", "RR", "R@100", "success@10", "iprec(recall=0.1)"]
+        "AP", "nDCG@10", "P@5", "RR", "R@100", "success@10", "iprec(recall=0.1, rounding='nearest')"]
 
 
 def test_metric_passes_through_and_is_callable():
@@ -150,9 +150,7 @@ def test_expand_trec_eval_parameter_lists():
         "recall_20": "R@20", "recall_2000": "R@2000",
         "ndcg_cut_10": "nDCG@10", "ndcg_cut_20": "nDCG@20", "ndcg_cut_23": "nDCG@23",
         "success_2": "success@2", "success_5": "success@5", "success_20": "success@20",
-        "iprec_at_recall_0.10": "iprec(recall=0.1)", "iprec_at_recall_0.20": "iprec(recall=0.2)",
-        "iprec_at_recall_0.25": "iprec(recall=0.25)", "iprec_at_recall_0.50": "iprec(recall=0.5)",
-        "iprec_at_recall_0.75": "iprec(recall=0.75)",
+        **{f"iprec_at_recall_{x:.2f}": f"iprec(recall={x}, rounding='nearest')" for x in (0.1, 0.2, 0.25, 0.5, 0.75)},
         "ndcg_1=3,2=9,4=4.5": "nDCG(gain={1.0: 3.0, 2.0: 9.0, 4.0: 4.5})",
     }
 
@@ -203,6 +201,23 @@ def test_score_hand_computed():
     # exp gain: DCG = 1 + 1/log2(4) = 1.5; ideal = 1 + 1/log2(3)
     np.testing.assert_allclose(table["nDCG(gain='exp')@3"], [1.5 / (1 + 1 / np.log2(3)), 3 / 2 / 3])
     assert table.attrs["metrics"]["RR"] == "RR"
+
+
+def test_iprec_spec_is_textbook_and_trec_eval_names_round_as_trec_eval_10():
+    # relevant at ranks 1, 3, 6 (R = 3): recall 0.4 is reached at rank 3 (P 2/3), while
+    # trec_eval 10 rounds 0.4 * 3 to 1 relevant document and reads rank 1
+    labels = [[1, 0, 1, 0, 0, 1]]
+    table = score(labels, ["iprec(recall=0.4)", "iprec_at_recall_0.40", "iprec_avg", "11pt_avg"])
+    assert table["iprec(recall=0.4)"].tolist() == [2 / 3]
+    assert table["iprec_at_recall_0.40"].tolist() == [1.0]
+    assert str(parse_metric("11pt_avg")) == "iprec_avg(levels=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, " \
+        "1.0), rounding='nearest')"
+    # 11 levels: textbook counts 0,1,1,1,2,2,2,3,3,3,3 and lround 0,0,1,1,1,2,2,2,2,3,3
+    best = [1.0, 2 / 3, 0.5]  # interpolated precision at the 1st, 2nd, 3rd relevant document
+    textbook = [best[c - 1] for c in (1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3)]
+    nearest = [best[c - 1] for c in (1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3)]
+    assert table["iprec_avg"].iloc[0] == pytest.approx(sum(textbook) / 11)
+    assert table["11pt_avg"].iloc[0] == pytest.approx(sum(nearest) / 11)
 
 
 def test_score_global_rel_applies_to_binary_metrics_and_spec_rel_wins():

@@ -112,7 +112,7 @@ def test_geometric_means_agree_with_pytrec_eval(qrels, run):
 
 
 def test_trec_eval_9_and_10_differences():
-    """What pytrec_eval (trec_eval 9.0.8) computes differently from trec_eval 10, rankkit's default."""
+    """What pytrec_eval (trec_eval 9.0.8) computes differently from trec_eval 10 (rankkit's trec_eval names)."""
     # 1. Recall levels to counts: 9 uses (long) (l * R + 0.9), 10 lround(l * R). Relevant at
     #    ranks 1, 3 and 6 (interpolated precisions 1, 2/3, 1/2), R = 3, l = 0.4: 9 counts 2
     #    (1.2 + 0.9) and reads 2/3, 10 counts 1 (round(1.2)) and reads 1.
@@ -120,7 +120,7 @@ def test_trec_eval_9_and_10_differences():
     run = {"q": {"a": 6.0, "x": 5.0, "b": 4.0, "y": 3.0, "z": 2.0, "c": 1.0}}
     theirs = _pytrec(qrels, run, {"iprec_at_recall", "11pt_avg"})["q"]
     nine = _ours(qrels, run, ["iprec(recall=0.4, rounding='plus_0.9')", "iprec_avg(rounding='plus_0.9')"])
-    ten = _ours(qrels, run, ["iprec(recall=0.4)", "iprec_avg"])
+    ten = _ours(qrels, run, ["iprec_at_recall_0.40", "11pt_avg"])
     assert nine.iloc[0, 0] == theirs["iprec_at_recall_0.40"] == 2 / 3
     assert ten.iloc[0, 0] == 1.0
     assert nine.iloc[0, 1] == theirs["11pt_avg"] != ten.iloc[0, 1]

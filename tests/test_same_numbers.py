@@ -352,8 +352,8 @@ def test_success_with_ties_bit_for_bit(seed):
 def test_bpref_and_iprec_bit_for_bit(seed):
     r = random_rankings(seed)
     rel = 1
-    bp, ip = [], []
-    levels = [0.0, 0.1, 0.25, 0.5, 0.7, 1.0]
+    bp, ip, book = [], [], []
+    levels = [0.0, 0.1, 0.25, 0.28, 0.5, 0.7, 1.0]
     for q, labels in rows(r):
         n_rel = int((r.ideal[q] >= rel).sum())
         n_nonrel = int(r.n_judged[q]) - n_rel
@@ -366,15 +366,20 @@ def test_bpref_and_iprec_bit_for_bit(seed):
         bp.append(ratio(total, n_rel))
         ranks = relevant_ranks(labels, rel)
         precisions = [(c + 1.0) / rank for c, rank in enumerate(ranks)]
-        row = []
+        row, textbook = [], []
         for level in levels:
             x = level * n_rel
             count = max(int(math.floor(x) + (x - math.floor(x) >= 0.5)), 1)
             reached = count <= len(ranks) and n_rel > 0
             row.append(max(precisions[count - 1:]) if reached else 0.0)
+            # textbook: the first relevant document whose recall c / R reaches the level
+            count = next((c for c in range(1, len(ranks) + 1) if c / n_rel >= level), None)
+            textbook.append(max(precisions[count - 1:]) if count else 0.0)
         ip.append(row)
+        book.append(textbook)
     same(rk.bpref(r, rel=rel), bp)
-    same(rk.interpolated_precision(r, recall_levels=levels, rel=rel), ip)
+    same(rk.interpolated_precision(r, recall_levels=levels, rel=rel, rounding="nearest"), ip)
+    same(rk.interpolated_precision(r, recall_levels=levels, rel=rel), book)
 
 
 # --------------------------------------------------------------------------- pairs, errors, means
@@ -520,7 +525,10 @@ def test_eleven_point_average_bit_for_bit(seed):
                 else:
                     phase, values[j] = "stuck", best[0] if best else 0.0
             out.append(left_sum(reversed(values)) / len(levels))
-        same(interpolated_precision_average(r, recall_levels=levels), out)
+        same(interpolated_precision_average(r, recall_levels=levels, rounding="nearest"), out)
+        textbook = rk.interpolated_precision(r, recall_levels=levels)  # checked above
+        expected = [left_sum(reversed(list(row))) / len(levels) for row in textbook]
+        same(interpolated_precision_average(r, recall_levels=levels), expected)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
