@@ -9,13 +9,15 @@ combines many of them or approximates a function. So:
    run left to right in rank order, ``((x1 + x2) + x3) + ...`` (:func:`rank_sum`,
    :func:`weighted_rank_sum`). numpy's cumulative sum is that recurrence on every
    build; a matrix product (``@``, ``dot``, ``einsum``) is not: BLAS picks a kernel,
-   and with it an order of summation, by CPU (one last digit of source 004's ideal DCG
-   differs between OpenBLAS's Haswell and SkylakeX kernels), and ``np.sum`` sums in
+   and with it an order of summation, by CPU (one last digit of the ideal DCG of the
+   lipstick example of the Chinese article "Ranking算法评估指标:NDCG" differs between
+   OpenBLAS's Haswell and SkylakeX kernels), and ``np.sum`` sums in
    blocks. Products along ranks likewise run left to right (:func:`rank_product`).
 2. **Sums over queries** (trec_eval's ``all`` line, means, the statistics of
    ``compare``) run in query order the same way (:func:`query_sum`, :func:`query_mean`),
    which is also how trec_eval adds its per-query values.
-3. **Elementary functions** of ranks and labels (the log2 discount, ``2**label``, the
+3. **Elementary functions** of ranks and labels (the log2 discount, Järvelin and
+   Kekäläinen's ``log_b`` discount, ``2**label``, the
    logarithms of the geometric mean) are computed with Python's :mod:`decimal` module,
    arithmetic defined digit for digit by its specification, at 40 digits, then rounded
    once to a double: the correctly rounded value in all but astronomically rare cases,
@@ -46,7 +48,7 @@ import numpy as np
 
 __all__ = [
     "rank_sum", "weighted_rank_sum", "rank_product", "query_sum", "query_mean",
-    "log2_ranks", "log2", "discounts", "powers", "exp2", "exact_matmul",
+    "log2_ranks", "log2", "discounts", "jk_discounts", "powers", "exp2", "exact_matmul",
 ]
 
 _CONTEXT = Context(prec=40)
@@ -204,6 +206,44 @@ def discounts(n: int) -> np.ndarray:
     array([1.        , 0.63092975, 0.5       ])
     """
     return 1.0 / log2_ranks(n)
+
+
+def _jk_term(ln_base: Decimal, base: float):
+    """Rank i + 1 -> 1 for ranks below ``base``, else 1 / log_base(rank)."""
+
+    def term(i: int) -> float:
+        rank = i + 1
+        if rank < base:
+            return 1.0
+        return 1.0 / _to_double(_CONTEXT.divide(_CONTEXT.ln(Decimal(rank)), ln_base))
+
+    return term
+
+
+_JK_TABLES: dict[float, _Table] = {}
+
+
+def jk_discounts(n: int, base: float) -> np.ndarray:
+    """Järvelin & Kekäläinen's (2002) discount of ranks i = 1..n: 1 for i < ``base``,
+    ``1 / log_base(i)`` from rank ``base`` on (read-only).
+
+    ``log_base(i) = ln(i) / ln(base)`` is computed at 40 digits and rounded once to a
+    double, then 1.0 is divided by it (one IEEE division), as :func:`discounts` does; so
+    with ``base=2`` the weight of rank i >= 2 is bit for bit ``discounts`` at rank i - 1.
+    ``base`` must be a finite number > 1 (checked by the caller).
+
+    Examples
+    --------
+    >>> jk_discounts(4, 2.0)
+    array([1.        , 1.        , 0.63092975, 0.5       ])
+    >>> jk_discounts(4, 3.0)
+    array([1.        , 1.        , 1.        , 0.79248125])
+    """
+    base = float(base)
+    table = _JK_TABLES.get(base)
+    if table is None:  # one table per base, filled on demand like the log2 table
+        table = _JK_TABLES.setdefault(base, _Table(_jk_term(_CONTEXT.ln(Decimal(base)), base)))
+    return table(n)
 
 
 def _log2_scalar(x: float) -> float:

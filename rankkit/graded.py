@@ -25,13 +25,18 @@ from typing import Literal, Union
 
 import numpy as np
 
-from ._numerics import discounts, exp2, log2, log2_ranks, powers, rank_product, rank_sum, weighted_rank_sum
+from ._numerics import (
+    discounts, exp2, jk_discounts, log2, log2_ranks, powers, rank_product, rank_sum, weighted_rank_sum,
+)
 from ._validation import check_k, check_option, check_probability, check_rel
 from .rankings import FloatArray, Rankings, RankingsLike, as_rankings
 
 GAINS = ("linear", "exp")
 GainLike = Union[Literal["linear", "exp"], Mapping[float, float]]
 GainFunction = Callable[[np.ndarray], np.ndarray]
+#: DCG discounts: ``1 / log2(i + 1)`` (Burges et al. 2005, trec_eval) or Järvelin & Kekäläinen's.
+DISCOUNTS = ("log2", "jk")
+DiscountFunction = Callable[[int], np.ndarray]
 
 __all__ = [
     "cumulative_gain", "dcg", "idcg", "ndcg", "rbp", "rbp_residual", "err",
@@ -127,9 +132,26 @@ def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
     return gains[:, :k]
 
 
-def _dcg(gains: np.ndarray) -> np.ndarray:
-    """sum_i gains[:, i] * (1 / log2(i + 1)) over ranks i = 1, 2, ..., added in rank order."""
-    return weighted_rank_sum(gains, discounts(gains.shape[1]))
+def _discount_function(discount: str, base) -> DiscountFunction:
+    """Validate ``discount`` and ``base`` once; return ``n -> weights of ranks 1..n``."""
+    discount = check_option(discount, DISCOUNTS, "discount")
+    if not (_is_real(base) and np.isfinite(base) and base > 1):
+        raise ValueError(f"base must be a finite number > 1, got {base!r}")
+    if discount == "log2":
+        if base != 2:
+            raise ValueError(
+                f"base must be 2 with discount='log2' (1 / log2(i + 1)), got {base!r}; "
+                "discount='jk' takes another base"
+            )
+        return discounts
+    base = float(base)
+    return lambda n: jk_discounts(n, base)
+
+
+def _dcg(gains: np.ndarray, discount: DiscountFunction = discounts) -> np.ndarray:
+    """sum_i gains[:, i] * w_i over ranks i = 1, 2, ..., added in rank order; by default
+    w_i = 1 / log2(i + 1)."""
+    return weighted_rank_sum(gains, discount(gains.shape[1]))
 
 
 def _check_max_grade(max_grade, labels: np.ndarray, allowed: str = "a positive number or None") -> float:
@@ -200,13 +222,20 @@ def cumulative_gain(
     return r.result(rank_sum(_ranked_gains(r, g, k)))
 
 
-def dcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear") -> float | FloatArray:
+def dcg(
+    rankings: RankingsLike,
+    *,
+    k: int | None = None,
+    gain: GainLike = "linear",
+    discount: Literal["log2", "jk"] = "log2",
+    base: float = 2.0,
+) -> float | FloatArray:
     """Discounted cumulative gain at cutoff ``k``, per query.
 
-    DCG@k = sum_{i<=k} g(rel_i) / log2(i + 1), ranks i from 1 (Järvelin & Kekäläinen
-    2002 with a log2 discount from rank 1, as in trec_eval, scikit-learn and sources
-    001, 003, 004; the Järvelin-Kekäläinen variant that leaves ranks below the log base
-    undiscounted is not offered).
+    DCG@k = sum_{i<=k} g(rel_i) * w_i over ranks i from 1, with the discount
+    w_i = 1 / log2(i + 1) (``discount="log2"``, the usual form, as in trec_eval,
+    scikit-learn and the Chinese articles cited in the module docstring) or Järvelin &
+    Kekäläinen's (2002) w_i = 1 for i < b and 1 / log_b(i) for i >= b (``"jk"``).
 
     Parameters
     ----------
@@ -215,41 +244,70 @@ def dcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linea
     k : int or None, default=None
         Cutoff; ``None`` uses the whole ranking.
     gain : {"linear", "exp"} or mapping, default="linear"
-        ``"linear"``: ``g(r) = r`` (trec_eval, source 003); ``"exp"``: ``2**r - 1``
-        (Burges et al. 2005, source 004); a mapping label -> gain, other labels keep
-        ``g(r) = r`` (trec_eval's gain parameters). Unjudged documents have gain 0.
+        ``"linear"``: ``g(r) = r`` (trec_eval, Wang Shusen's slides); ``"exp"``:
+        ``2**r - 1`` (Burges et al. 2005, the lipstick example of the NDCG article); a
+        mapping label -> gain, other labels keep ``g(r) = r`` (trec_eval's gain
+        parameters). Unjudged documents have gain 0.
+    discount : {"log2", "jk"}, default="log2"
+        ``"log2"``: w_i = 1 / log2(i + 1) from rank 1 (Burges et al. 2005; trec_eval,
+        scikit-learn and the articles of the module's references). ``"jk"``: Järvelin &
+        Kekäläinen's original discount, w_i = 1 for ranks i < b and 1 / log_b(i) from
+        rank b on (ACM TOIS 20(4), 2002, doi:10.1145/582415.582418).
+    base : float, default=2.0
+        b of ``"jk"``, a finite number > 1; a larger b discounts less steeply (a more
+        patient user). ``"log2"`` takes only 2.
 
     Returns
     -------
     float or ndarray of shape (n_queries,)
         0.0 for an empty ranking; with tie groups, the expected DCG over their orders.
 
+    Raises
+    ------
+    ValueError
+        For an unknown ``discount``, a ``base`` that is not a finite number > 1, or a
+        ``base`` other than 2 with ``discount="log2"``.
+
     Examples
     --------
-    Source 003: DCG@4 = 1/log2(2) + 0.7/log2(3) + 0.3/log2(4) + 1/log2(5) = 2.02.
+    Wang Shusen's slides: DCG@4 = 1/log2(2) + 0.7/log2(3) + 0.3/log2(4) + 1/log2(5) = 2.02.
 
     >>> round(dcg([1, 0.7, 0.3, 1, 0.7, 0.7, 0.3, 0, 0.7, 0], k=4), 2)
     2.02
 
-    Source 004, algorithm A with exponential gain:
+    The NDCG article's algorithm A with exponential gain:
 
     >>> dcg([5, 1, 3, 2, 4], gain="exp")
     42.225751536309765
+
+    Järvelin & Kekäläinen with b = 2: ranks 1 and 2 keep their gain (log2(2) = 1), then
+    3/log2(3) + 0/log2(4) + 1/log2(5) + 2/log2(6):
+
+    >>> round(dcg([3, 2, 3, 0, 1, 2], discount="jk"), 4), round(dcg([3, 2, 3, 0, 1, 2]), 4)
+    (8.0972, 6.8611)
     """
     r = as_rankings(rankings)
     k = check_k(k)
     g = _gain_function(gain)
-    return r.result(_dcg(_ranked_gains(r, g, k)))
+    w = _discount_function(discount, base)
+    return r.result(_dcg(_ranked_gains(r, g, k), w))
 
 
-def idcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear") -> float | FloatArray:
+def idcg(
+    rankings: RankingsLike,
+    *,
+    k: int | None = None,
+    gain: GainLike = "linear",
+    discount: Literal["log2", "jk"] = "log2",
+    base: float = 2.0,
+) -> float | FloatArray:
     """Ideal DCG at cutoff ``k``: the DCG@k of all judged labels in the best order.
 
-    IDCG@k = sum_{i<=k} g(rel*_i) / log2(i + 1) where rel* lists every judged label of
-    the query, retrieved or not, by decreasing gain (trec_eval's convention; for a bare
-    list the labels given are all the judged ones, so the ideal is the list sorted).
-    Only positive gains enter the ideal ranking (trec_eval, relevant only for a gain
-    mapping with negative gains).
+    IDCG@k = sum_{i<=k} g(rel*_i) * w_i where rel* lists every judged label of the
+    query, retrieved or not, by decreasing gain (trec_eval's convention; for a bare list
+    the labels given are all the judged ones, so the ideal is the list sorted), and w_i
+    is the discount of :func:`dcg`. Only positive gains enter the ideal ranking
+    (trec_eval, relevant only for a gain mapping with negative gains).
 
     Parameters
     ----------
@@ -259,6 +317,8 @@ def idcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "line
         Cutoff; ``None`` uses every judged document (trec_eval's ``ndcg``).
     gain : {"linear", "exp"} or mapping, default="linear"
         As in :func:`dcg`.
+    discount, base
+        As in :func:`dcg`.
 
     Returns
     -------
@@ -267,12 +327,12 @@ def idcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "line
 
     Examples
     --------
-    Source 003: the best ordering of the ten labels has DCG@4 = 2.28.
+    Wang Shusen's slides: the best ordering of the ten labels has DCG@4 = 2.28.
 
     >>> round(idcg([1, 0.7, 0.3, 1, 0.7, 0.7, 0.3, 0, 0.7, 0], k=4), 2)
     2.28
 
-    Source 004, the ideal lipstick order [5, 4, 3, 2, 1] with exponential gain:
+    The NDCG article's ideal lipstick order [5, 4, 3, 2, 1] with exponential gain:
 
     >>> idcg([5, 1, 3, 2, 4], gain="exp")
     45.64282878502658
@@ -280,17 +340,25 @@ def idcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "line
     r = as_rankings(rankings)
     k = check_k(k)
     g = _gain_function(gain)
-    return r.result(_dcg(_ideal_gains(r, g, k)))
+    w = _discount_function(discount, base)
+    return r.result(_dcg(_ideal_gains(r, g, k), w))
 
 
-def ndcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear") -> float | FloatArray:
+def ndcg(
+    rankings: RankingsLike,
+    *,
+    k: int | None = None,
+    gain: GainLike = "linear",
+    discount: Literal["log2", "jk"] = "log2",
+    base: float = 2.0,
+) -> float | FloatArray:
     """Normalized discounted cumulative gain at cutoff ``k``, per query.
 
-    nDCG@k = DCG@k / IDCG@k (:func:`dcg`, :func:`idcg`), with the ideal built from all
-    judged documents. With ``gain="linear"`` this is trec_eval's ``ndcg`` (``k=None``:
-    the whole ranking against all judged documents) and ``ndcg_cut_k``; for a bare
-    list it is scikit-learn's ``ndcg_score`` (whose ideal also comes from the row's
-    own labels).
+    nDCG@k = DCG@k / IDCG@k (:func:`dcg`, :func:`idcg`, both with the same gain and
+    discount), with the ideal built from all judged documents. With ``gain="linear"``
+    this is trec_eval's ``ndcg`` (``k=None``: the whole ranking against all judged
+    documents) and ``ndcg_cut_k``; for a bare list it is scikit-learn's ``ndcg_score``
+    (whose ideal also comes from the row's own labels).
 
     Parameters
     ----------
@@ -300,13 +368,16 @@ def ndcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "line
         Cutoff for both DCG and IDCG; ``None`` uses the whole ranking and every
         judged document.
     gain : {"linear", "exp"} or mapping, default="linear"
-        ``"linear"`` (trec_eval, scikit-learn, source 001), ``"exp"`` ``2**r - 1``
-        (Burges et al. 2005, source 004), or a mapping label -> gain: other labels keep
-        ``g(r) = r``, as trec_eval's ``-m ndcg.1=3,2=9`` does. Negative mapped gains are
-        allowed (the document lowers DCG and stays out of the ideal, as in trec_eval),
-        so nDCG can then be negative. trec_eval compares gains truncated to integers when
-        it sorts the ideal levels; rankkit sorts exact gains, so mapped gains less than 1
-        apart may give a different ideal than trec_eval.
+        ``"linear"`` (trec_eval, scikit-learn, the exercise of abs_zero's article),
+        ``"exp"`` ``2**r - 1`` (Burges et al. 2005, the NDCG article's lipstick
+        example), or a mapping label -> gain: other labels keep ``g(r) = r``, as
+        trec_eval's ``-m ndcg.1=3,2=9`` does. Negative mapped gains are allowed (the
+        document lowers DCG and stays out of the ideal, as in trec_eval), so nDCG can
+        then be negative. trec_eval compares gains truncated to integers when it sorts
+        the ideal levels; rankkit sorts exact gains, so mapped gains less than 1 apart
+        may give a different ideal than trec_eval.
+    discount, base
+        As in :func:`dcg`; the ideal DCG uses the same discount.
 
     Returns
     -------
@@ -317,21 +388,28 @@ def ndcg(rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "line
 
     Examples
     --------
-    Source 004: algorithms A and B against the ideal [5, 4, 3, 2, 1], exponential gain.
+    The NDCG article's algorithms A and B against the ideal [5, 4, 3, 2, 1],
+    exponential gain:
 
     >>> ndcg([[5, 1, 3, 2, 4], [5, 3, 4, 2, 1]], k=5, gain="exp").round(4)
     array([0.9251, 0.9771])
 
-    Source 001's exercise, labels of d2, d3, d1, d4 in the model's order:
+    The exercise of abs_zero's article, labels of d2, d3, d1, d4 in the model's order:
 
     >>> round(ndcg([1, 1, 2, 0], k=4), 4)
     0.8403
+
+    Järvelin & Kekäläinen's discount, b = 2: 8.0972 / 8.6925 (ideal [3, 3, 2, 2, 1, 0]):
+
+    >>> round(ndcg([3, 2, 3, 0, 1, 2], discount="jk", base=2), 4)
+    0.9315
     """
     r = as_rankings(rankings)
     k = check_k(k)
     g = _gain_function(gain)
-    actual = _dcg(_ranked_gains(r, g, k))
-    best = _dcg(_ideal_gains(r, g, k))
+    w = _discount_function(discount, base)
+    actual = _dcg(_ranked_gains(r, g, k), w)
+    best = _dcg(_ideal_gains(r, g, k), w)
     return r.result(np.divide(actual, best, out=np.zeros_like(actual), where=best > 0))
 
 

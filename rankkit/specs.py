@@ -264,6 +264,7 @@ def _run_name(rankings) -> np.ndarray:
 
 _REL = ("rel",)
 _GAIN = ("gain",)
+_DCG = ("gain", "discount", "base")
 
 #: Every metric ``evaluate`` knows: canonical name -> how to compute it.
 REGISTRY: dict[str, MetricInfo] = {
@@ -333,9 +334,9 @@ REGISTRY: dict[str, MetricInfo] = {
                           trec=(raw("utility", "1,-1,0,0", _utility_params),),
                           summary="linear utility a*r + b*(n-r) + c*(R-r) + d*(N+r-n-R)"),
     "CG": MetricInfo(graded.cumulative_gain, _GAIN, summary="cumulative gain"),
-    "DCG": MetricInfo(graded.dcg, _GAIN, trec=(pairs("dcg"),), summary="discounted cumulative gain"),
-    "IDCG": MetricInfo(graded.idcg, _GAIN, trec=(pairs("ideal_dcg"),), summary="DCG of the ideal ranking"),
-    "nDCG": MetricInfo(graded.ndcg, _GAIN, trec=(pairs("ndcg"), cutoffs("ndcg_cut")),
+    "DCG": MetricInfo(graded.dcg, _DCG, trec=(pairs("dcg"),), summary="discounted cumulative gain"),
+    "IDCG": MetricInfo(graded.idcg, _DCG, trec=(pairs("ideal_dcg"),), summary="DCG of the ideal ranking"),
+    "nDCG": MetricInfo(graded.ndcg, _DCG, trec=(pairs("ndcg"), cutoffs("ndcg_cut")),
                        summary="normalised DCG, ideal from all judged documents (trec_eval ndcg)"),
     "nDCG_rel": MetricInfo(graded.ndcg_rel, _GAIN, cutoff=False, trec=(pairs("ndcg_rel"),),
                            summary="nDCG averaged over the relevant documents"),

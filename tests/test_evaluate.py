@@ -115,7 +115,7 @@ def test_k_must_be_positive_integer(spec, value):
     [
         ("P(foo=1)@5", r"metric P does not take parameter\(s\) foo \(allowed: rel\)"),
         ("num_ret(rel=2)", r"metric num_ret does not take parameter\(s\) rel \(allowed: none\)"),
-        ("nDCG(p=0.5, q=1)", r"does not take parameter\(s\) p, q \(allowed: gain\)"),
+        ("nDCG(p=0.5, q=1)", r"does not take parameter\(s\) p, q \(allowed: gain, discount, base\)"),
         ("P(2)@5", r"parameters must be named"),
         ("P(rel=)@5", r"cannot parse the parameters"),
         ("P(rel=1+x)@5", r"the value of 'rel' must be a literal"),

@@ -846,3 +846,75 @@ class TestTrecEvalOutputs:
                              ("rbp_resid", rbp_residual(r, p=0.9, convention="trec_eval"))):
             assert [f"{x:.4f}" for x in values] == [f"{expected[(name, q)]:.4f}" for q in r.query_ids], name
         assert expected[("rbp_resid", "302")] == 0.0
+
+
+# --------------------------------------------------------------------------- Järvelin & Kekäläinen's discount
+
+
+def test_jk_discount_by_hand():
+    # b = 2: ranks 1 and 2 keep their gain (rank 1 < b, log2(2) = 1), rank i >= 3 is divided by log2(i)
+    labels = [3, 2, 3, 0, 1, 2]
+    expected = 3 + 2 / 1 + 3 / math.log2(3) + 0 / 2 + 1 / math.log2(5) + 2 / math.log2(6)
+    assert dcg(labels, discount="jk") == pytest.approx(expected, rel=1e-15)
+    assert dcg(labels, discount="jk", base=2.0) == pytest.approx(8.0972, abs=5e-5)
+    # the same labels with the usual 1 / log2(i + 1) (Wikipedia's DCG example: 6.861)
+    assert dcg(labels) == pytest.approx(6.8611, abs=5e-5)
+    # ideal [3, 3, 2, 2, 1, 0] with the same discount
+    best = 3 + 3 + 2 / math.log2(3) + 2 / 2 + 1 / math.log2(5)
+    assert idcg(labels, discount="jk") == pytest.approx(best, rel=1e-15)
+    assert ndcg(labels, discount="jk") == pytest.approx(expected / best, rel=1e-15)
+    # b = 3: ranks 1, 2 undiscounted, rank 3 divided by log3(3) = 1, rank i by ln(i) / ln(3)
+    expected3 = 3 + 2 + 3 + 0 + 1 / math.log(5, 3) + 2 / math.log(6, 3)
+    assert dcg(labels, discount="jk", base=3) == pytest.approx(expected3, rel=1e-15)
+    # b = 1.5: only rank 1 is undiscounted; rank 2 is divided by log1.5(2) = 1.7095
+    assert dcg([0, 1], discount="jk", base=1.5) == pytest.approx(math.log(1.5) / math.log(2), rel=1e-15)
+    # a non-integer base: ranks below 2.5 (1 and 2) are undiscounted
+    assert dcg([1, 1, 1], discount="jk", base=2.5) == pytest.approx(2 + math.log(2.5) / math.log(3), rel=1e-15)
+
+
+@given(labels=st.lists(st.integers(0, 4), min_size=1, max_size=30), k=st.one_of(st.none(), st.integers(1, 35)))
+@settings(max_examples=100)
+def test_jk_with_base_2_is_log2_shifted_by_one_rank(labels, k):
+    """w_jk(1) = 1 and w_jk(i) = 1 / log2(i) = w_log2(i - 1): the first gain is undiscounted
+    and every later one moves up one step of the log2 discount -- nothing else differs."""
+    top = labels[:k] if k else labels
+    shifted = top[0] + (dcg(top[1:]) if len(top) > 1 else 0.0)
+    assert dcg(labels, k=k, discount="jk") == pytest.approx(shifted, rel=1e-12, abs=1e-12)
+    assert dcg(labels[:1], discount="jk") == dcg(labels[:1]) == labels[0]  # rank 1: both weights 1
+    jk, log = dcg(labels, k=k, discount="jk"), dcg(labels, k=k)
+    assert jk >= log  # w_jk(i) >= w_log2(i) at every rank
+    if sum(top[1:]) == 0:
+        assert jk == log  # only rank 1 holds a gain, where both weights are 1
+
+
+def test_jk_weights_are_the_log2_table_shifted_bit_for_bit():
+    from rankkit import _numerics
+
+    w = _numerics.jk_discounts(500, 2.0)
+    assert w[0] == 1.0
+    np.testing.assert_array_equal(w[1:], _numerics.discounts(499))
+
+
+@pytest.mark.parametrize("func", [dcg, idcg, ndcg])
+def test_discount_and_base_errors(func):
+    with pytest.raises(ValueError, match=r"discount must be one of 'log2', 'jk', got 'log10'"):
+        func([1, 0], discount="log10")
+    with pytest.raises(ValueError, match=r"base must be 2 with discount='log2' .*got 3"):
+        func([1, 0], base=3)
+    for bad in (1, 0.5, -2, float("inf"), float("nan"), True, "2"):
+        with pytest.raises(ValueError, match=r"base must be a finite number > 1, got"):
+            func([1, 0], discount="jk", base=bad)
+    assert func([1, 0], base=2) == func([1, 0], base=2.0) == func([1, 0])  # 2 is log2's base
+
+
+def test_jk_discount_through_specs_and_evaluate():
+    from rankkit.specs import parse_metric
+
+    m = parse_metric("nDCG(discount=jk,base=2)@10")
+    assert str(m) == "nDCG(discount='jk', base=2)@10"
+    assert parse_metric(str(m)) == m
+    assert str(parse_metric("DCG(base=3, discount='jk')")) == "DCG(discount='jk', base=3)"
+    table = rk.score([[3, 2, 3, 0, 1, 2]], ["nDCG(discount=jk)@10", "DCG(discount=jk, base=3)", "IDCG(discount=jk)"])
+    assert table.iloc[0].tolist() == [ndcg([3, 2, 3, 0, 1, 2], k=10, discount="jk"),
+                                      dcg([3, 2, 3, 0, 1, 2], discount="jk", base=3),
+                                      idcg([3, 2, 3, 0, 1, 2], discount="jk")]

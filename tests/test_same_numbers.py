@@ -224,6 +224,32 @@ def test_gain_metrics_bit_for_bit(seed, ties, k):
         same(rk.ndcg(r, k=k, gain=gain), ndcg)
 
 
+def jk_weights(base: float, n: int) -> list[float]:
+    """Järvelin & Kekäläinen: 1 below rank ``base``, then 1 / log_base(i), log at 80 digits."""
+    context = Context(prec=80)
+    ln_base = context.ln(Decimal(base))
+    return [1.0 if i < base else 1.0 / float(context.divide(context.ln(Decimal(i)), ln_base))
+            for i in range(1, n + 1)]
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+@pytest.mark.parametrize("base", [2.0, 3.0, 1.5, 10.0])
+@pytest.mark.parametrize("k", [None, 5])
+def test_jk_discount_bit_for_bit(seed, base, k):
+    r = random_rankings(seed, ties=seed % 2 == 1)
+    weights = jk_weights(base, r.depth + r.ideal.shape[1])
+    for gain in GAINS:
+        dcg, idcg, ndcg = [], [], []
+        for q, _ in rows(r):
+            gains = cut(ref_gains(r, q, gain), k)
+            dcg.append(left_sum(g * weights[i] for i, g in enumerate(gains)))
+            idcg.append(left_sum(g * weights[i] for i, g in enumerate(ref_ideal(r, q, gain, k))))
+            ndcg.append(ratio(dcg[-1], idcg[-1]))
+        same(rk.dcg(r, k=k, gain=gain, discount="jk", base=base), dcg)
+        same(rk.idcg(r, k=k, gain=gain, discount="jk", base=base), idcg)
+        same(rk.ndcg(r, k=k, gain=gain, discount="jk", base=base), ndcg)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("k", [None, 3, 50])
