@@ -1,0 +1,513 @@
+"""Interactive explorers for notebooks: move a slider or reorder a list, watch the metrics.
+
+Each explorer computes its numbers with rankkit's own metric functions (the ``*_values``
+functions below, usable and tested without any widget), draws a static matplotlib figure
+of its initial state, and, when ipywidgets is installed, a widget that updates both.
+
+In a notebook, end the call with ``;``::
+
+    from rankkit import explore
+    explore.rbp_err([3, 0, 2, 1, 0]);
+
+The static figure is displayed first, so a notebook rendered to HTML (no widget front end)
+and nbval's comparison of stored outputs stay deterministic: nbval does not compare the
+``application/vnd.jupyter.widget-view+json`` output (its model ids are random), and the
+widget's ``text/plain`` form holds only the initial values. ipywidgets is imported only
+when an explorer is displayed; ``import rankkit`` and ``import rankkit.explore`` never
+need it (nor pyplot: the figures are plain :class:`matplotlib.figure.Figure` objects).
+
+Every explorer returns an :class:`Explorer` (which shows nothing more as a cell's value):
+``values`` (the current numbers),
+``figure`` (the static figure), ``widget`` (None without ipywidgets or with
+``show=False``), and the callbacks the widget calls (``set_p``, ``set_k``, ``move``,
+``set_order``), which tests and scripts can call directly.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .binary import average_precision, precision, recall, reciprocal_rank
+from .graded import err, ndcg, rbp
+from .rankings import as_rankings
+
+__all__ = [
+    "Explorer",
+    "rbp_err",
+    "rbp_err_values",
+    "cutoffs",
+    "cutoff_values",
+    "reorder",
+    "reorder_values",
+    "widgets_available",
+]
+
+
+def widgets_available() -> bool:
+    """Whether ipywidgets can be imported (the explorers then show a live widget)."""
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _one_ranking(labels, name: str = "labels") -> np.ndarray:
+    r = as_rankings(labels)
+    if not r.scalar:
+        raise ValueError(f"{name} must be one ranking (a 1-D list of labels), got shape {r.labels.shape}")
+    if r.labels.size == 0:
+        raise ValueError(f"{name} is empty")
+    return r.labels[0].copy()
+
+
+def _figure(width: float = 6.4, height: float = 3.6):
+    # a bare Figure: not registered with pyplot, so it is shown once, where we display it
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _png(fig) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def _display(obj) -> None:
+    from IPython.display import display
+
+    if hasattr(obj, "savefig"):
+        # the PNG ourselves: a bare Figure has no display formatter unless pyplot's inline
+        # backend happens to be active; text/plain is the Figure's usual repr
+        display({"image/png": _png(obj), "text/plain": repr(obj)}, raw=True)
+    else:
+        display(obj)
+
+
+def _table(values: dict[str, float]) -> str:
+    cells = "".join(f"<td><b>{html.escape(k)}</b> = {v:.4f}</td>" for k, v in values.items())
+    return f"<table><tr>{cells}</tr></table>"
+
+
+class Explorer:
+    """The state of one explorer: its numbers, its static figure, its optional widget.
+
+    Attributes
+    ----------
+    kind : str
+        ``"rbp_err"``, ``"cutoffs"`` or ``"reorder"``.
+    state : dict
+        The reader's current choice (``{"p": ...}``, ``{"k": ...}`` or ``{"order": [...]}``).
+    values : dict str -> float
+        The metrics at that state.
+    figure : matplotlib.figure.Figure
+        The static figure of the *initial* state (what a rendered notebook shows).
+    widget : ipywidgets.Widget or None
+        The live widget; its HTML table and figure follow every update.
+    """
+
+    def __init__(self, kind: str, state: dict, compute: Callable[..., dict], draw: Callable[..., Any]):
+        self.kind = kind
+        self.state = dict(state)
+        self._compute = compute
+        self._draw = draw
+        self.values = compute(**self.state)
+        self.figure = draw(self.state, self.values)
+        self.widget = None
+        self._html = None
+        self._image = None
+
+    def __repr__(self) -> str:
+        state = ", ".join(f"{k}={v!r}" for k, v in self.state.items())
+        values = ", ".join(f"{k}={v:.4f}" for k, v in self.values.items())
+        return f"<{self.kind} explorer: {state}; {values}>"
+
+    def _ipython_display_(self) -> None:
+        """Show nothing as a cell's value: the explorer displayed itself when created.
+
+        nbval executes cells without history, where IPython cannot see a trailing ``;``;
+        an explorer that printed itself as the cell's value would then add an output the
+        stored notebook (run with the ``;`` honoured) does not have. ``display(ex.figure)``
+        or ``display(ex.widget)`` shows it again.
+        """
+
+    def update(self, **state) -> dict[str, float]:
+        """Set the state, recompute the numbers, refresh the widget; returns ``values``."""
+        self.state.update(state)
+        self.values = self._compute(**self.state)
+        if self._html is not None:
+            self._html.value = _table(self.values)
+        if self._image is not None:
+            # an Image widget's value, not an Output widget: updating it sends widget state
+            # only, never a cell output, whoever runs the notebook (nbclient, nbval)
+            self._image.value = _png(self._draw(self.state, self.values))
+        return self.values
+
+    def _attach(self, controls: list, ipywidgets) -> None:
+        self._html = ipywidgets.HTML(value=_table(self.values))
+        self._image = ipywidgets.Image(value=_png(self.figure), format="png")
+        self.widget = ipywidgets.VBox([*controls, self._html, self._image])
+
+
+def _show(explorer: Explorer, show: bool, build_controls: Callable[[Any], list]) -> Explorer:
+    if not show:
+        return explorer
+    _display(explorer.figure)
+    if widgets_available():
+        import ipywidgets
+
+        explorer._attach(build_controls(ipywidgets), ipywidgets)
+        _display(explorer.widget)
+    return explorer
+
+
+# --------------------------------------------------------------------------- RBP and ERR
+
+
+def rbp_err_values(labels, p: float, *, rel: float = 1, max_grade: float | None = None) -> dict[str, float]:
+    """RBP and ERR of one ranking at persistence ``p``.
+
+    RBP is binary (label >= ``rel``; :func:`rankkit.rbp`); ERR is graded with
+    R = (2**label - 1) / 2**max_grade (:func:`rankkit.err`; ``max_grade`` None: the largest
+    label). RBP needs p < 1; ERR takes p = 1 (Chapelle et al.'s cascade).
+
+    Examples
+    --------
+    >>> {k: round(v, 4) for k, v in rbp_err_values([2, 0, 1], 0.5).items()}
+    {'RBP': 0.625, 'ERR': 0.7552}
+    """
+    labels = _one_ranking(labels)
+    return {
+        "RBP": float(rbp(labels, p=p, rel=rel)),
+        "ERR": float(err(labels, p=p, max_grade=max_grade)),
+    }
+
+
+#: The persistence values of the static RBP / ERR figure.
+P_GRID = np.arange(1, 100) / 100
+
+
+def rbp_err(labels, *, p: float = 0.8, rel: float = 1, max_grade: float | None = None, show: bool = True) -> Explorer:
+    """RBP and ERR of one ranking, with a slider for the persistence ``p``.
+
+    The figure draws both metrics for p = 0.01, ..., 0.99 and marks the chosen p; the
+    widget (a ``p`` slider, the two numbers, the figure) follows the slider.
+
+    Parameters
+    ----------
+    labels : 1-D array-like
+        Labels (grades) in rank order.
+    p : float in (0, 1), default=0.8
+        The initial persistence.
+    rel : float, default=1
+        RBP's relevance threshold.
+    max_grade : float or None, default=None
+        ERR's top grade (None: the largest label).
+    show : bool, default=True
+        Display the figure and the widget (in a notebook); False only builds them.
+
+    Returns
+    -------
+    Explorer
+        ``values`` ``{"RBP": ..., "ERR": ...}``; ``set_p(p)`` is the slider's callback.
+        ``figure.axes[0].lines``: ``"RBP"`` and ``"ERR"`` as (p, value) over :data:`P_GRID`,
+        then the marker of the chosen p (label ``"p = ..."``).
+
+    Examples
+    --------
+    >>> ex = rbp_err([2, 0, 1], p=0.5, show=False)
+    >>> ex
+    <rbp_err explorer: p=0.5; RBP=0.6250, ERR=0.7552>
+    >>> round(ex.set_p(0.9)["RBP"], 4)
+    0.181
+    """
+    labels = _one_ranking(labels)
+    rbp_err_values(labels, p, rel=rel, max_grade=max_grade)  # validates before drawing
+
+    def compute(p):
+        return rbp_err_values(labels, p, rel=rel, max_grade=max_grade)
+
+    curves = {"RBP": [], "ERR": []}
+    for q in P_GRID:  # 99 persistence values of one ranking
+        for name, value in compute(float(q)).items():
+            curves[name].append(value)
+
+    def draw(state, values):
+        fig, ax = _figure()
+        for name, color in (("RBP", "tab:blue"), ("ERR", "tab:orange")):
+            ax.plot(P_GRID, curves[name], color=color, label=name)
+        ax.plot([state["p"]] * 2, [values["RBP"], values["ERR"]], linestyle="none", marker="o",
+                color="black", label=f"p = {state['p']:g}")
+        ax.axvline(state["p"], color="0.6", linestyle=":", linewidth=1)
+        ax.set_xlabel("persistence p")
+        ax.set_ylabel("metric")
+        ax.set_xlim(0.0, 1.0)
+        ax.set_ylim(0.0, 1.05)
+        ax.set_title(f"RBP and ERR as p varies; at p = {state['p']:g}: "
+                     f"RBP = {values['RBP']:.4f}, ERR = {values['ERR']:.4f}")
+        ax.legend(loc="upper left")
+        return fig
+
+    explorer = Explorer("rbp_err", {"p": float(p)}, compute, draw)
+    explorer.set_p = lambda p: explorer.update(p=float(p))
+
+    def controls(ipywidgets):
+        slider = ipywidgets.FloatSlider(value=float(p), min=0.01, max=0.99, step=0.01, description="p")
+        slider.observe(lambda change: explorer.set_p(change["new"]), names="value")
+        return [slider]
+
+    return _show(explorer, show, controls)
+
+
+# --------------------------------------------------------------------------- cutoffs
+
+
+def cutoff_values(labels, k: int, *, rel: float = 1, gain: str = "linear", n_relevant=None) -> dict[str, float]:
+    """P@k, R@k and nDCG@k of one ranking (:func:`rankkit.precision`, :func:`rankkit.recall`,
+    :func:`rankkit.ndcg`).
+
+    Examples
+    --------
+    >>> {k: round(v, 4) for k, v in cutoff_values([1, 0, 1, 0], 2).items()}
+    {'P@k': 0.5, 'R@k': 0.5, 'nDCG@k': 0.6131}
+    """
+    labels = _one_ranking(labels)
+    return {
+        "P@k": float(precision(labels, k=k, rel=rel)),
+        "R@k": float(recall(labels, k=k, rel=rel, n_relevant=n_relevant)),
+        "nDCG@k": float(ndcg(labels, k=k, gain=gain)),
+    }
+
+
+def cutoffs(
+    labels, *, k: int = 5, rel: float = 1, gain: str = "linear", n_relevant=None, show: bool = True
+) -> Explorer:
+    """P@k, R@k and nDCG@k of one ranking, with a slider for the cutoff ``k``.
+
+    The figure (:func:`rankkit.plot.metric_at_k`) draws the three metrics at every k from 1
+    to the length of the ranking and marks the chosen k.
+
+    Parameters
+    ----------
+    labels : 1-D array-like
+        Labels in rank order.
+    k : int, default=5
+        The initial cutoff (at most the length of the ranking).
+    rel, gain, n_relevant
+        As in :func:`rankkit.precision` / :func:`rankkit.recall` / :func:`rankkit.ndcg`.
+    show : bool, default=True
+        Display the figure and the widget.
+
+    Returns
+    -------
+    Explorer
+        ``values`` ``{"P@k", "R@k", "nDCG@k"}``; ``set_k(k)`` is the slider's callback.
+        ``figure.axes[0].lines``: ``"P@k"``, ``"R@k"``, ``"nDCG@k"`` as (k, value), then
+        the chosen k's vertical line (label ``"k = ..."``).
+
+    Examples
+    --------
+    >>> ex = cutoffs([1, 0, 1, 0], k=2, show=False)
+    >>> ex.values["P@k"], ex.set_k(4)["R@k"]
+    (0.5, 1.0)
+    """
+    from .plot import metric_at_k
+    import pandas as pd
+
+    labels = _one_ranking(labels)
+    depth = labels.size
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 1 <= k <= depth:
+        raise ValueError(f"k must be an integer from 1 to the length of the ranking ({depth}), got {k!r}")
+
+    def compute(k):
+        return cutoff_values(labels, k, rel=rel, gain=gain, n_relevant=n_relevant)
+
+    ks = np.arange(1, depth + 1)
+    table = pd.DataFrame([compute(int(i)) for i in ks], index=pd.Index(ks, name="k"))
+
+    def draw(state, values):
+        fig, ax = _figure()
+        metric_at_k(table, colors={"P@k": "tab:blue", "R@k": "tab:orange", "nDCG@k": "tab:green"}, ax=ax)
+        ax.axvline(state["k"], color="0.4", linestyle=":", linewidth=1, label=f"k = {state['k']}")
+        ax.set_ylim(0.0, 1.05)
+        ax.set_ylabel("metric@k")
+        ax.set_title(f"P@k, R@k and nDCG@k of one ranking; at k = {state['k']}: "
+                     + ", ".join(f"{name[:-2]} = {v:.3f}" for name, v in values.items()))
+        ax.legend(loc="lower right")
+        return fig
+
+    explorer = Explorer("cutoffs", {"k": int(k)}, compute, draw)
+    explorer.set_k = lambda k: explorer.update(k=int(k))
+
+    def controls(ipywidgets):
+        slider = ipywidgets.IntSlider(value=int(k), min=1, max=depth, step=1, description="k")
+        slider.observe(lambda change: explorer.set_k(change["new"]), names="value")
+        return [slider]
+
+    return _show(explorer, show, controls)
+
+
+# --------------------------------------------------------------------------- reorder
+
+
+def reorder_values(labels, order: Sequence[int] | None = None, *, rel: float = 1, gain: str = "linear") -> dict[str, float]:
+    """AP, nDCG and RR of ``labels`` shown in ``order`` (positions into ``labels``).
+
+    The list holds every judged document, so R and the ideal DCG do not change with the
+    order: AP = :func:`rankkit.average_precision`, nDCG = :func:`rankkit.ndcg`, RR =
+    :func:`rankkit.reciprocal_rank`.
+
+    Examples
+    --------
+    >>> {k: round(v, 4) for k, v in reorder_values([0, 2, 1], [1, 2, 0]).items()}
+    {'AP': 1.0, 'nDCG': 1.0, 'RR': 1.0}
+    >>> {k: round(v, 4) for k, v in reorder_values([0, 2, 1]).items()}
+    {'AP': 0.5833, 'nDCG': 0.6697, 'RR': 0.5}
+    """
+    labels = _one_ranking(labels)
+    ordered = labels[_check_order(order, labels.size)]
+    return {
+        "AP": float(average_precision(ordered, rel=rel)),
+        "nDCG": float(ndcg(ordered, gain=gain)),
+        "RR": float(reciprocal_rank(ordered, rel=rel)),
+    }
+
+
+def _check_order(order, n: int) -> np.ndarray:
+    if order is None:
+        return np.arange(n)
+    try:
+        arr = np.asarray(list(order))
+    except TypeError:
+        raise ValueError(f"order must be a permutation of 0..{n - 1}, got {order!r}") from None
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer) or sorted(arr.tolist()) != list(range(n)):
+        raise ValueError(f"order must be a permutation of 0..{n - 1}, got {order!r}")
+    return arr.astype(np.int64)
+
+
+def reorder(labels, *, names=None, rel: float = 1, gain: str = "linear", show: bool = True) -> Explorer:
+    """A ranked list the reader reorders, while AP, nDCG and RR follow.
+
+    The widget lists the documents in their current order: select one and move it up or
+    down with the buttons, or type the whole order (document names, separated by spaces
+    or commas) in the text box. The figure shows each rank's label as a bar.
+
+    Parameters
+    ----------
+    labels : 1-D array-like
+        Labels of the documents, in their initial order (all judged documents of the query).
+    names : sequence of str, optional
+        Document names; default ``"d1"``, ``"d2"``, ... in the initial order.
+    rel, gain
+        As in :func:`reorder_values`.
+    show : bool, default=True
+        Display the figure and the widget.
+
+    Returns
+    -------
+    Explorer
+        ``state["order"]`` is the current order (positions into ``labels``); ``values``
+        ``{"AP", "nDCG", "RR"}``. Callbacks: ``move(rank, step)`` moves the document at
+        ``rank`` (1-based) by ``step`` ranks (-1 up, +1 down); ``set_order(names)`` takes the
+        document names (or a string of them) in their new order. ``figure.axes[0]``:
+        ``containers[0]`` the bars (height = label, gid = document name) in rank order.
+
+    Examples
+    --------
+    >>> ex = reorder([0, 2, 1], show=False)
+    >>> round(ex.values["AP"], 4), ex.move(2, -1)["RR"], ex.state["order"]
+    (0.5833, 1.0, [1, 0, 2])
+    >>> ex.set_order("d2 d3 d1")["nDCG"]
+    1.0
+    """
+    labels = _one_ranking(labels)
+    n = labels.size
+    if names is None:
+        names = [f"d{i + 1}" for i in range(n)]
+    names = [str(x) for x in names]
+    if len(names) != n or len(set(names)) != n:
+        raise ValueError(f"names must be {n} distinct document names, got {names!r}")
+    position = {name: i for i, name in enumerate(names)}
+
+    def compute(order):
+        return reorder_values(labels, order, rel=rel, gain=gain)
+
+    def draw(state, values):
+        fig, ax = _figure()
+        order = state["order"]
+        ranked = labels[order]
+        colors = ["tab:green" if v >= rel else "0.7" for v in ranked]
+        bars = ax.bar(np.arange(1, n + 1), ranked, color=colors, linewidth=0, label="label at each rank")
+        for bar, i in zip(bars, order):
+            bar.set_gid(names[i])
+        ax.set_xticks(np.arange(1, n + 1), [f"{r}\n{names[i]}" for r, i in enumerate(order, start=1)])
+        ax.set_xlabel("rank and document (green: relevant)")
+        ax.set_ylabel("label")
+        ax.set_title("Reordered list: " + ", ".join(f"{k} = {v:.4f}" for k, v in values.items()))
+        return fig
+
+    explorer = Explorer("reorder", {"order": list(range(n))}, compute, draw)
+    select = {"widget": None}
+
+    def move(rank: int, step: int) -> dict[str, float]:
+        order = list(explorer.state["order"])
+        if not (isinstance(rank, (int, np.integer)) and 1 <= rank <= n):
+            raise ValueError(f"rank must be from 1 to {n}, got {rank!r}")
+        target = min(max(rank - 1 + int(step), 0), n - 1)
+        order.insert(target, order.pop(rank - 1))
+        values = explorer.update(order=order)
+        _sync(target)
+        return values
+
+    def set_order(order) -> dict[str, float]:
+        tokens = order.replace(",", " ").split() if isinstance(order, str) else [str(x) for x in order]
+        unknown = [t for t in tokens if t not in position]
+        if unknown or sorted(tokens) != sorted(names):
+            raise ValueError(f"order must name each document once ({' '.join(names)}), got {order!r}")
+        values = explorer.update(order=[position[t] for t in tokens])
+        _sync(None)
+        return values
+
+    def _options():
+        return [f"{r}. {names[i]} (label {labels[i]:g})" for r, i in enumerate(explorer.state["order"], start=1)]
+
+    def _sync(selected):
+        widgets = select["widget"]
+        if widgets is None:
+            return
+        listing, text = widgets
+        listing.options = _options()
+        if selected is not None:
+            listing.index = selected
+        text.value = " ".join(names[i] for i in explorer.state["order"])
+
+    explorer.move = move
+    explorer.set_order = set_order
+
+    def controls(ipywidgets):
+        listing = ipywidgets.Select(options=_options(), index=0, rows=min(n, 10), description="ranking")
+        up = ipywidgets.Button(description="move up")
+        down = ipywidgets.Button(description="move down")
+        text = ipywidgets.Text(value=" ".join(names), description="order", continuous_update=False)
+        up.on_click(lambda _: move(listing.index + 1, -1))
+        down.on_click(lambda _: move(listing.index + 1, +1))
+
+        def typed(change):
+            try:
+                set_order(change["new"])
+            except ValueError as error:
+                explorer._html.value = html.escape(str(error))
+
+        text.observe(typed, names="value")
+        select["widget"] = (listing, text)
+        return [ipywidgets.HBox([listing, ipywidgets.VBox([up, down])]), text]
+
+    return _show(explorer, show, controls)
