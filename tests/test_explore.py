@@ -1,0 +1,189 @@
+"""Tests of rankkit.explore: the numbers by independent formulas, the static figure's data,
+and the widget callbacks called directly (when ipywidgets is installed)."""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from rankkit import explore
+
+LABELS = [3, 0, 2, 1, 0, 1]
+
+
+def rbp_by_hand(labels, p, rel=1):
+    return (1 - p) * sum((lab >= rel) * p**i for i, lab in enumerate(labels))
+
+
+def err_by_hand(labels, p, max_grade):
+    total, reach = 0.0, 1.0
+    for i, g in enumerate(labels, start=1):
+        r = (2**g - 1) / 2**max_grade
+        total += reach * r / i
+        reach *= (1 - r) * p
+    return total
+
+
+def dcg_by_hand(labels, k=None):
+    return sum(g / math.log2(i + 1) for i, g in enumerate(labels[:k], start=1))
+
+
+def test_importing_explore_needs_neither_ipywidgets_nor_pyplot():
+    code = "import sys, rankkit.explore; print(sorted(m for m in ('ipywidgets', 'matplotlib.pyplot') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.8, 0.95])
+def test_rbp_err_values_by_hand(p):
+    values = explore.rbp_err_values(LABELS, p)
+    assert values["RBP"] == pytest.approx(rbp_by_hand(LABELS, p), abs=1e-12)
+    assert values["ERR"] == pytest.approx(err_by_hand(LABELS, p, 3), abs=1e-12)
+    assert explore.rbp_err_values(LABELS, p, rel=2)["RBP"] == pytest.approx(rbp_by_hand(LABELS, p, rel=2))
+    assert explore.rbp_err_values(LABELS, p, max_grade=4)["ERR"] == pytest.approx(err_by_hand(LABELS, p, 4))
+
+
+def test_rbp_err_explorer_figure_and_callback():
+    ex = explore.rbp_err(LABELS, p=0.5, show=False)
+    assert ex.widget is None and ex.state == {"p": 0.5}
+    ax = ex.figure.axes[0]
+    lines = {line.get_label(): line.get_xydata() for line in ax.lines}
+    np.testing.assert_allclose(lines["RBP"][:, 0], np.arange(1, 100) / 100)
+    np.testing.assert_allclose(lines["RBP"][:, 1], [rbp_by_hand(LABELS, p) for p in np.arange(1, 100) / 100])
+    np.testing.assert_allclose(lines["ERR"][:, 1], [err_by_hand(LABELS, p, 3) for p in np.arange(1, 100) / 100])
+    np.testing.assert_allclose(lines["p = 0.5"], [[0.5, rbp_by_hand(LABELS, 0.5)], [0.5, err_by_hand(LABELS, 0.5, 3)]])
+    assert ax.get_title().startswith("RBP and ERR as p varies; at p = 0.5: RBP = ")
+    values = ex.set_p(0.9)
+    assert values == ex.values and ex.state == {"p": 0.9}
+    assert values["RBP"] == pytest.approx(rbp_by_hand(LABELS, 0.9))
+    assert repr(ex) == f"<rbp_err explorer: p=0.9; RBP={values['RBP']:.4f}, ERR={values['ERR']:.4f}>"
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 6])
+def test_cutoff_values_by_hand(k):
+    values = explore.cutoff_values(LABELS, k)
+    relevant = [lab >= 1 for lab in LABELS]
+    assert values["P@k"] == pytest.approx(sum(relevant[:k]) / k)
+    assert values["R@k"] == pytest.approx(sum(relevant[:k]) / sum(relevant))
+    ideal = sorted(LABELS, reverse=True)
+    assert values["nDCG@k"] == pytest.approx(dcg_by_hand(LABELS, k) / dcg_by_hand(ideal, k))
+    assert explore.cutoff_values(LABELS, k, n_relevant=8)["R@k"] == pytest.approx(sum(relevant[:k]) / 8)
+
+
+def test_cutoffs_explorer_figure_and_callback():
+    ex = explore.cutoffs(LABELS, k=3, show=False)
+    ax = ex.figure.axes[0]
+    lines = {line.get_label(): line.get_xydata() for line in ax.lines}
+    for name in ("P@k", "R@k", "nDCG@k"):
+        expected = [explore.cutoff_values(LABELS, k)[name] for k in range(1, 7)]
+        np.testing.assert_allclose(lines[name], np.column_stack([np.arange(1, 7), expected]))
+    np.testing.assert_allclose(lines["k = 3"][:, 0], 3)
+    assert ax.get_title().startswith("P@k, R@k and nDCG@k of one ranking; at k = 3: P = 0.667")
+    assert ex.set_k(6)["R@k"] == 1.0 and ex.state == {"k": 6}
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [1, 4, 0, 2, 3, 5]])
+def test_reorder_values_by_hand(order):
+    values = explore.reorder_values(LABELS, order)
+    ranked = [LABELS[i] for i in order]
+    hits, ap = 0, 0.0
+    for i, lab in enumerate(ranked, start=1):
+        if lab >= 1:
+            hits += 1
+            ap += hits / i
+    assert values["AP"] == pytest.approx(ap / 4)
+    assert values["RR"] == pytest.approx(1 / (1 + next(i for i, lab in enumerate(ranked) if lab >= 1)))
+    assert values["nDCG"] == pytest.approx(dcg_by_hand(ranked) / dcg_by_hand(sorted(LABELS, reverse=True)))
+
+
+def test_reorder_explorer_callbacks_and_figure():
+    ex = explore.reorder([0, 2, 1], names=["a", "b", "c"], show=False)
+    assert [b.get_gid() for b in ex.figure.axes[0].containers[0]] == ["a", "b", "c"]
+    assert [b.get_height() for b in ex.figure.axes[0].containers[0]] == [0, 2, 1]
+    assert ex.move(2, -1) == explore.reorder_values([0, 2, 1], [1, 0, 2])
+    assert ex.state["order"] == [1, 0, 2]
+    ex.move(1, -1)  # already at the top: stays
+    assert ex.state["order"] == [1, 0, 2]
+    ex.move(2, +5)  # clipped to the bottom
+    assert ex.state["order"] == [1, 2, 0]
+    assert ex.values == {"AP": 1.0, "nDCG": 1.0, "RR": 1.0}
+    ex.set_order("c, a b")
+    assert ex.state["order"] == [2, 0, 1]
+    ex.set_order(["a", "b", "c"])
+    assert ex.state["order"] == [0, 1, 2]
+    with pytest.raises(ValueError, match="order must name each document once"):
+        ex.set_order("a a b")
+    with pytest.raises(ValueError, match="rank must be from 1 to 3"):
+        ex.move(4, -1)
+    # the figure is the initial state's
+    assert [b.get_gid() for b in ex.figure.axes[0].containers[0]] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: explore.rbp_err([[1, 0], [0, 1]], show=False), "labels must be one ranking"),
+        (lambda: explore.rbp_err([], show=False), "labels is empty"),
+        (lambda: explore.rbp_err([1, 0], p=1.5, show=False), "p must be in"),
+        (lambda: explore.cutoffs([1, 0], k=3, show=False), "k must be an integer from 1 to the length"),
+        (lambda: explore.reorder_values([1, 0], [0, 0]), "order must be a permutation of 0..1"),
+        (lambda: explore.reorder([1, 0], names=["a", "a"], show=False), "names must be 2 distinct"),
+    ],
+)
+def test_errors(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_show_displays_the_static_figure_then_the_widget(monkeypatch):
+    shown = []
+    monkeypatch.setattr(explore, "_display", shown.append)
+    ex = explore.cutoffs(LABELS, k=2)
+    assert shown[0] is ex.figure
+    if explore.widgets_available():
+        assert shown[1:] == [ex.widget]
+    else:
+        assert shown[1:] == [] and ex.widget is None
+
+
+def test_widget_callbacks_update_the_numbers_and_the_picture():
+    ipywidgets = pytest.importorskip("ipywidgets")
+    ex = explore.rbp_err(LABELS, p=0.5, show=False)
+    ex._attach([], ipywidgets)  # what show=True does, without a front end
+    before = ex._image.value
+    ex.set_p(0.9)
+    assert f"<b>RBP</b> = {rbp_by_hand(LABELS, 0.9):.4f}" in ex._html.value
+    assert ex._image.value != before
+
+    shown = []
+    import rankkit.explore as module
+
+    original = module._display
+    module._display = shown.append
+    try:
+        ex = explore.rbp_err(LABELS, p=0.5)
+        slider = ex.widget.children[0]
+        slider.value = 0.7  # the front end moving the slider
+        assert ex.state == {"p": 0.7}
+        assert ex.values["ERR"] == pytest.approx(err_by_hand(LABELS, 0.7, 3))
+
+        ex = explore.cutoffs(LABELS, k=2)
+        ex.widget.children[0].value = 5
+        assert ex.values == explore.cutoff_values(LABELS, 5)
+
+        ex = explore.reorder([0, 2, 1])
+        (listing, buttons), text = ex.widget.children[0].children, ex.widget.children[1]
+        listing.index = 1
+        buttons.children[0].click()  # move up
+        assert ex.state["order"] == [1, 0, 2] and listing.index == 0
+        assert listing.options[0] == "1. d2 (label 2)" and text.value == "d2 d1 d3"
+        buttons.children[1].click()  # move down again
+        assert ex.state["order"] == [0, 1, 2]
+        text.value = "d3 d2 d1"
+        assert ex.state["order"] == [2, 1, 0]
+        text.value = "d3 d3"
+        assert ex.state["order"] == [2, 1, 0] and "order must name each document once" in ex._html.value
+    finally:
+        module._display = original
