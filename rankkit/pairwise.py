@@ -228,10 +228,30 @@ def _label_pair_counts(labels: Any) -> tuple[_Rows, np.ndarray, np.ndarray, np.n
     return r, concordant, discordant, tied
 
 
+def _scored_pair_counts(labels: Any, scores: Any) -> tuple[_Rows, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows, and (concordant, discordant, tied) pairs of labels ranked by ``scores``.
+
+    A pair is concordant when the higher score goes with the higher label, discordant
+    when it goes with the lower one, tied when the labels are equal; a pair with equal
+    scores and different labels counts 1/2 to each of concordant and discordant (its
+    expected count over the two orders the tie allows).
+    """
+    rl, rs = _as_pair(labels, scores, "labels", "scores")
+    concordant, discordant, tied_scores, tied_labels, tied_both = _pair_stats(rs.values, rl.values, rl.lengths)
+    half = (tied_scores - tied_both) / 2
+    return rl, concordant + half, discordant + half, tied_labels
+
+
+def _counts(labels: Any, scores: Any) -> tuple[_Rows, np.ndarray, np.ndarray, np.ndarray]:
+    if scores is None:
+        return _label_pair_counts(labels)
+    return _scored_pair_counts(labels, scores)
+
+
 # --------------------------------------------------------------------------- public
 
 
-def pair_counts(labels: Any) -> PairCounts:
+def pair_counts(labels: Any, scores: Any = None) -> PairCounts:
     """Count the pairs of a ranked list that are in order, inverted, or tied.
 
     For labels in rank order (position 1 first), every pair of positions ``i < j`` is
@@ -242,9 +262,13 @@ def pair_counts(labels: Any) -> PairCounts:
     Parameters
     ----------
     labels : array-like of shape (L,) or (n_queries, L), list of lists, or Rankings
-        Relevance labels in rank order (any finite numbers; higher is more relevant).
-        A list of lists may be ragged; a :class:`Rankings` uses each query's retrieved
-        documents (``labels[:, :lengths]``).
+        Relevance labels (any finite numbers; higher is more relevant), in rank order
+        when ``scores`` is None. A list of lists may be ragged; a :class:`Rankings` uses
+        each query's retrieved documents (``labels[:, :lengths]``).
+    scores : array-like of the same shape as ``labels``, or None, default=None
+        Model scores: the ranking is by score, highest first, and ``labels`` may be in
+        any order. Two documents with equal scores and different labels have no order:
+        their pair counts 1/2 as concordant and 1/2 as discordant (see :func:`pnr`).
 
     Returns
     -------
@@ -254,24 +278,27 @@ def pair_counts(labels: Any) -> PairCounts:
 
     Notes
     -----
-    Wang Shusen's slides on relevance metrics (source 003) call concordant pairs 正序对 and
-    discordant pairs 逆序对; Ilya Markov's lecture, via source 000, calls a discordant pair
-    an *inversion*. O(L log L) per list (see the module docstring).
+    Wang Shusen's slides on relevance metrics call concordant pairs 正序对 and
+    discordant pairs 逆序对; the guide after Ilya Markov's lecture calls a discordant pair
+    an *inversion* (see the module's references). O(L log L) per list (see the module
+    docstring).
 
     Examples
     --------
-    Source 003's first example, grades 高, 中, 高, 高, 中, 低 as 3, 2, 3, 3, 2, 1:
+    The first example of Wang Shusen's slides, grades 高, 中, 高, 高, 中, 低 as 3, 2, 3, 3, 2, 1:
 
     >>> pair_counts([3, 2, 3, 3, 2, 1])
     PairCounts(concordant=9.0, discordant=2.0, tied=4.0)
     >>> pair_counts([[1, 0], [0, 1]]).discordant
     array([0., 1.])
+    >>> pair_counts([1, 0, 2], scores=[0.5, 0.5, 0.9])  # the tied pair (1, 0) counts half
+    PairCounts(concordant=2.5, discordant=0.5, tied=0.0)
     """
-    r, concordant, discordant, tied = _label_pair_counts(labels)
+    r, concordant, discordant, tied = _counts(labels, scores)
     return PairCounts(r.result(concordant), r.result(discordant), r.result(tied))
 
 
-def inversions(labels: Any) -> FloatOrArray:
+def inversions(labels: Any, scores: Any = None) -> FloatOrArray:
     """Number of inversions of a ranked list: the Kendall tau distance to the ideal order.
 
     An inversion is a pair of documents where the more relevant one is ranked *below*
@@ -281,7 +308,11 @@ def inversions(labels: Any) -> FloatOrArray:
     Parameters
     ----------
     labels : array-like of shape (L,) or (n_queries, L), list of lists, or Rankings
-        Relevance labels in rank order (any finite numbers); may be ragged.
+        Relevance labels (any finite numbers), in rank order when ``scores`` is None;
+        may be ragged.
+    scores : array-like of the same shape as ``labels``, or None, default=None
+        Model scores, ranking highest first; a pair with equal scores and different
+        labels counts 1/2 inversion (see :func:`pair_counts`).
 
     Returns
     -------
@@ -290,14 +321,14 @@ def inversions(labels: Any) -> FloatOrArray:
 
     Notes
     -----
-    Source 000 ("Kendall Tau距离", after Ilya Markov's lecture on offline evaluation) counts
-    inversions and shows their weakness: a list with *fewer* inversions can still be worse
-    for the user, because it does not matter where in the list an inversion sits.
-    O(L log L) per list.
+    The guide to ranking metrics after Ilya Markov's lecture (section "Kendall Tau距离")
+    counts inversions and shows their weakness: a list with *fewer* inversions can still
+    be worse for the user, because it does not matter where in the list an inversion
+    sits. O(L log L) per list.
 
     Examples
     --------
-    Source 000's point: the second list has fewer inversions (8 < 9) although its first
+    The guide's point: the second list has fewer inversions (8 < 9) although its first
     relevant document is at rank 3 instead of rank 1.
 
     >>> inversions([1, 0, 0, 0, 1, 1, 1]), inversions([0, 0, 1, 1, 1, 1, 0])
@@ -305,27 +336,38 @@ def inversions(labels: Any) -> FloatOrArray:
     >>> inversions([[3, 2, 1], [1, 2, 3]])
     array([0., 3.])
     """
-    r, _, discordant, _ = _label_pair_counts(labels)
+    r, _, discordant, _ = _counts(labels, scores)
     return r.result(discordant)
 
 
 PNR_TIES = ("concordant", "ignore")
 
 
-def pnr(labels: Any, *, ties: str = "concordant") -> FloatOrArray:
+def pnr(labels: Any, scores: Any = None, *, ties: str = "concordant") -> FloatOrArray:
     """Positive-to-negative ratio (正逆序比): concordant pairs over discordant pairs.
 
-    PNR = (number of pairs ``i < j`` ranked in order) / (number of inversions), for
-    labels in rank order (see :func:`pair_counts`). Higher is better.
+    PNR = (number of pairs ranked in order) / (number of inversions), over the pairs of
+    documents of a list (see :func:`pair_counts`). Higher is better.
 
     Parameters
     ----------
     labels : array-like of shape (L,) or (n_queries, L), list of lists, or Rankings
-        Relevance labels in rank order (any finite numbers); may be ragged.
+        Relevance labels (any finite numbers), in rank order when ``scores`` is None;
+        may be ragged.
+    scores : array-like of the same shape as ``labels``, or None, default=None
+        Model scores (e.g. the relevance model's p in [0, 1]): the documents are ranked
+        by score, highest first, and ``labels`` may be in any order. Wang Shusen's
+        slides sort by the model's score, p1 >= p2 >= ... >= p6, and judge every pair
+        by its position; with equal scores that position is arbitrary. rankkit counts a
+        pair with equal scores and different labels 1/2 as concordant and 1/2 as
+        discordant -- its expected count over the two orders the tie allows, as AUC
+        counts a tied (positive, negative) pair 1/2 (:func:`auc`) -- so PNR does not
+        depend on how tied documents happen to be listed. To judge ties by the listed
+        order instead, sort the labels by score yourself (stably) and pass them alone.
     ties : {"concordant", "ignore"}, default="concordant"
-        Pairs with equal labels: ``"concordant"`` counts them in the numerator, as source
-        003 does (15 pairs, 2 inversions, "13 正序对", PNR = 13/2); ``"ignore"`` leaves them
-        out (strictly concordant pairs only: 9/2 for the same list).
+        Pairs with equal labels: ``"concordant"`` counts them in the numerator, as Wang
+        Shusen's slides do (15 pairs, 2 inversions, 13 正序对, PNR = 13/2); ``"ignore"``
+        leaves them out (strictly concordant pairs only: 9/2 for the same list).
 
     Returns
     -------
@@ -336,12 +378,14 @@ def pnr(labels: Any, *, ties: str = "concordant") -> FloatOrArray:
 
     Notes
     -----
-    Source 003 (Wang Shusen, 相关性的评价指标) uses PNR as the offline pairwise metric of a
-    relevance model; where a pair sits in the list does not change PNR (unlike DCG).
+    Wang Shusen's slides use PNR as the offline pairwise metric of a relevance model;
+    where a pair sits in the list does not change PNR (unlike DCG). With scores, every
+    query is counted at once (no loop over queries), O(L log L) per list.
 
     Examples
     --------
-    Source 003's two examples, 高 = 3, 中 = 2, 低 = 1, both 13/2 with ties as concordant:
+    The two examples of Wang Shusen's slides, 高 = 3, 中 = 2, 低 = 1, both 13/2 with ties
+    as concordant:
 
     >>> pnr([3, 2, 3, 3, 2, 1]), pnr([3, 3, 3, 1, 2, 2])
     (6.5, 6.5)
@@ -349,9 +393,15 @@ def pnr(labels: Any, *, ties: str = "concordant") -> FloatOrArray:
     4.5
     >>> pnr([[2, 1, 0], [1, 1, 1]], ties="ignore")
     array([inf, nan])
+
+    The first example ranked by model scores, where the 2nd and 3rd documents (中, 高)
+    tie: their inversion becomes half an inversion, (13 + 1/2) / (2 - 1/2) = 9.
+
+    >>> pnr([3, 2, 3, 3, 2, 1], scores=[0.9, 0.8, 0.8, 0.6, 0.5, 0.4])
+    9.0
     """
     ties = check_option(ties, PNR_TIES, "ties")
-    r, concordant, discordant, tied = _label_pair_counts(labels)
+    r, concordant, discordant, tied = _counts(labels, scores)
     numerator = concordant + tied if ties == "concordant" else concordant
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = numerator / discordant  # x/0 -> inf, 0/0 -> nan, both on purpose

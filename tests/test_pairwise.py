@@ -469,3 +469,77 @@ def test_pair_counts_long_list_matches_numpy_brute_force():
     assert batch.discordant[0] == expected.discordant
     assert batch.discordant[2] == expected.concordant  # reversing swaps the two
     assert batch.tied[2] == expected.tied
+
+
+# --------------------------------------------------------------------------- pnr with model scores
+
+
+def brute_force_scored(labels, scores):
+    """O(n^2) over every pair of documents: (concordant, discordant, tied labels), a pair
+    with equal scores and different labels counting 1/2 to each side."""
+    concordant = discordant = tied = 0.0
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            dl, ds = labels[i] - labels[j], scores[i] - scores[j]
+            if dl == 0:
+                tied += 1
+            elif ds == 0:
+                concordant += 0.5
+                discordant += 0.5
+            elif (dl > 0) == (ds > 0):
+                concordant += 1
+            else:
+                discordant += 1
+    return concordant, discordant, tied
+
+
+def test_pnr_with_scores_by_hand():
+    labels = [3, 2, 3, 3, 2, 1]  # Wang Shusen's first example: 13 / 2
+    assert pw.pnr(labels, scores=[0.9, 0.8, 0.7, 0.6, 0.5, 0.4]) == 6.5
+    # the same documents listed in another order with their scores: the ranking is by score
+    order = [5, 2, 0, 4, 1, 3]
+    assert pw.pnr([labels[i] for i in order], [[0.9, 0.8, 0.7, 0.6, 0.5, 0.4][i] for i in order]) == 6.5
+    # the 2nd and 3rd (中 = 2, 高 = 3) tie in score: that inversion counts 1/2 each way
+    tied = [0.9, 0.8, 0.8, 0.6, 0.5, 0.4]
+    assert pw.pair_counts(labels, scores=tied) == (9.5, 1.5, 4.0)
+    assert pw.pnr(labels, scores=tied) == (9.5 + 4) / 1.5
+    assert pw.pnr(labels, scores=tied, ties="ignore") == 9.5 / 1.5
+    assert pw.inversions(labels, scores=tied) == 1.5
+    # a pair tied in label and score is a label tie (ties= decides), never half a pair
+    assert pw.pair_counts([1, 1, 0], scores=[0.5, 0.5, 0.1]) == (2.0, 0.0, 1.0)
+    # a constant model: every pair with different labels is half in order, half inverted
+    assert pw.pair_counts([1, 0, 1, 0], scores=[0.5] * 4) == (2.0, 2.0, 2.0)
+    assert pw.pnr([1, 0, 1, 0], scores=[0.5] * 4) == 2.0
+    assert pw.pnr([1, 0, 1, 0], scores=[0.5] * 4, ties="ignore") == 1.0
+    # rows of a batch, ragged, and the rank order as scores gives the labels-only value
+    np.testing.assert_array_equal(
+        pw.pnr([[3, 2, 3, 3, 2, 1], [1, 0]], scores=[[6, 5, 4, 3, 2, 1], [0, 1]]), [6.5, 0.0])
+    assert pw.pnr([2, 1], scores=[1, 1], ties="ignore") == 1.0
+    assert np.isnan(pw.pnr([1], scores=[0.3]))
+
+
+def test_pnr_scores_errors():
+    with pytest.raises(ValueError, match="labels and scores must have the same shape"):
+        pw.pnr([1, 0, 1], scores=[0.1, 0.2])
+    with pytest.raises(ValueError, match="scores"):
+        pw.pnr([1, 0], scores=[0.1, float("nan")])
+
+
+@given(
+    data=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6)), min_size=0, max_size=40),
+    ties=st.sampled_from(["concordant", "ignore"]),
+)
+@settings(max_examples=200)
+def test_pnr_with_scores_matches_brute_force(data, ties):
+    labels = [float(label) for label, _ in data]
+    scores = [score / 6 for _, score in data]  # few distinct scores: many ties
+    concordant, discordant, tied = brute_force_scored(labels, scores)
+    assert pw.pair_counts(labels, scores=scores) == (concordant, discordant, tied)
+    assert pw.inversions(labels, scores=scores) == discordant
+    numerator = concordant + tied if ties == "concordant" else concordant
+    want = numerator / discordant if discordant else (math.inf if numerator else math.nan)
+    got = pw.pnr(labels, scores=scores, ties=ties)
+    assert got == want or (math.isnan(got) and math.isnan(want))
+    # as one row of a batch (the long rows take the merge sort, the short ones broadcast)
+    batch = pw.pnr([labels, labels[::-1]], scores=[scores, scores[::-1]], ties=ties)
+    np.testing.assert_array_equal(batch, [got, got])
