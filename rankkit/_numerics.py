@@ -36,6 +36,12 @@ combines many of them or approximates a function. So:
 
 ``tests/test_same_numbers.py`` checks every metric kernel bit for bit (``==``) against a
 pure-Python implementation of this order.
+
+References
+----------
+- Ranking算法评估指标:NDCG ("Evaluation metrics of ranking algorithms: NDCG"), a Chinese
+  blog article (its copy names neither author nor address) whose lipstick example's ideal
+  DCG is quoted in 1. above.
 """
 
 from __future__ import annotations

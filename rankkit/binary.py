@@ -11,8 +11,29 @@ The definitions follow trec_eval (``m_P.c``, ``m_recall.c``, ``m_map.c``,
 ``m_iprec_at_recall.c``, ``m_num_*.c``) and are tested against trec_eval 10.0's own test
 output and, on random inputs, against pytrec_eval (trec_eval 9.0.8). The two versions
 differ only in how ``iprec_at_recall`` rounds a recall level to a count (the
-``rounding`` parameter). Where the sources and other libraries use another convention,
+``rounding`` parameter). Where the articles cited below and other libraries use another convention,
 a parameter selects it and its docstring says which is which.
+
+References
+----------
+The docstrings reproduce numbers (never text) from these articles, cited by the short
+names in italics, and follow these definitions:
+
+- 全面指南:排名评估指标 ("A comprehensive guide: ranking evaluation metrics"), a Chinese
+  translation, apparently of V. Efimov, "Comprehensive Guide to Ranking Evaluation
+  Metrics" (Towards Data Science, 2023); it is based on Ilya Markov's lecture
+  "Information retrieval, offline evaluation". Cited as *the guide to ranking metrics*.
+  The translation names no address.
+- abs_zero, 与你生活密切相关的排序算法的评估指标 ("Evaluation metrics of the ranking
+  algorithms in your daily life"), column AI派, Tencent Cloud developer community
+  (https://cloud.tencent.com/developer), 2018-12-05; first published on the WeChat
+  account AI派, 2018-10-29. Cited as *abs_zero's article*.
+- Jason, notes on average precision and (mean) reciprocal rank, blog "The Dance of
+  Disorder (Fluctuations of Entropy)", PIXNET (痞客邦); its AP part follows "Rank-aware
+  recsys evaluation metrics", https://medium.com/swlh/rank-aware-recsys-evaluation-metrics-5191bba16832.
+  Cited as *Jason's notes on AP*.
+- C. D. Manning, P. Raghavan and H. Schütze, *Introduction to Information Retrieval*,
+  Cambridge University Press, 2008, sec. 8.4.
 """
 
 from __future__ import annotations
@@ -245,7 +266,8 @@ def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -
 
     Examples
     --------
-    Source 000: of the top 5 of documents A-G, A, C and G are relevant.
+    The guide to ranking metrics (Efimov, after Ilya Markov): of documents A-G, A, C and G
+    are relevant in the top 5.
 
     >>> precision([1, 0, 1, 0, 1, 1, 0], k=5)
     0.6
@@ -275,8 +297,8 @@ def recall(
         Relevance threshold: label >= rel is relevant.
     n_relevant : int, array-like of shape (n_queries,) or None, default=None
         R, overriding ``num_relevant(rankings)``: for bare lists that hold only the
-        retrieved labels while more relevant documents exist (source 000: 7 documents,
-        4 relevant). It may not be smaller than the relevant labels in the list.
+        retrieved labels while more relevant documents exist (the guide to ranking
+        metrics: 7 documents, 4 relevant). It may not be smaller than the relevant labels in the list.
 
     Returns
     -------
@@ -286,7 +308,8 @@ def recall(
 
     Examples
     --------
-    Source 000: A, C, G of the 4 relevant documents A, C, F, G are in the top 5.
+    The guide to ranking metrics: A, C, G of the 4 relevant documents A, C, F, G are in
+    the top 5.
 
     >>> recall([1, 0, 1, 0, 1], k=5, n_relevant=4)
     0.75
@@ -472,13 +495,14 @@ def average_precision(
         The denominator D:
 
         - ``"relevant"``: R, every relevant document (trec_eval ``map`` and
-          ``map_cut_k``, ranx, ir_measures ``AP@k``; source 002's precision-recall tables
-          and its rose example).
+          ``map_cut_k``, ranx, ir_measures ``AP@k``; the precision-recall tables of Jason's
+          notes on AP and their rose example).
         - ``"retrieved"``: the number of relevant documents in the top k, i.e. the mean
-          over the relevant documents found (source 000's AP@k: 0.81 and 0.53;
-          equal to ``"relevant"`` when every relevant document is in the top k).
+          over the relevant documents found (the AP@k of the guide to ranking metrics:
+          0.81 and 0.53; equal to ``"relevant"`` when every relevant document is in the
+          top k).
         - ``"min_k"``: min(R, k), or R when ``k`` is None (Kaggle / Ben Hamner's
-          ``ml_metrics.apk`` and the six Matlab test cases in source 002).
+          ``ml_metrics.apk`` and the six Matlab test cases in Jason's notes).
     rel : float, default=1
         Relevance threshold: label >= rel is relevant.
     n_relevant : int, array-like of shape (n_queries,) or None, default=None
@@ -496,12 +520,12 @@ def average_precision(
 
     Examples
     --------
-    Source 000, query Q1: relevant at ranks 1, 3 and 4 of the top 5.
+    The guide to ranking metrics, query Q1: relevant at ranks 1, 3 and 4 of the top 5.
 
     >>> round(average_precision([1, 0, 1, 1, 0, 0, 1], k=5, normalize="retrieved"), 2)
     0.81
 
-    Source 002, the rose example:
+    The rose example of Jason's notes on AP:
 
     >>> average_precision([0, 0, 1, 1, 1, 1])
     0.525
@@ -529,7 +553,7 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
 
     RR@k = 1 / min{i <= k : rel_i}, and 0.0 when no relevant document is in the top k.
     trec_eval ``recip_rank`` has no cutoff (``k=None``); the cutoff reproduces "MRR@k"
-    (MS MARCO, ir_measures ``RR@k``, source 002's top-k MRR).
+    (MS MARCO, ir_measures ``RR@k``, the top-k MRR of Jason's notes).
 
     Parameters
     ----------
@@ -552,7 +576,7 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
 
     Examples
     --------
-    Source 001: first relevant documents at ranks 2, 1 and 3; MRR = 0.61.
+    abs_zero's article (AI派): first relevant documents at ranks 2, 1 and 3; MRR = 0.61.
 
     >>> rr = reciprocal_rank([[0, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0]])
     >>> rr.round(4), round(float(rr.mean()), 2)

@@ -15,6 +15,28 @@ accepts) and works on all queries at once. Conventions are parameters:
 - Ties ``"average"``: when a :class:`~rankkit.Rankings` carries tie groups, CG, DCG, nDCG
   and RBP report their exact expected value over all orders of each tied group; ERR,
   which is not linear in the per-rank labels, refuses them.
+
+References
+----------
+The docstrings reproduce numbers (never text) from these articles, cited by the short
+names in italics, and follow these definitions:
+
+- 全面指南:排名评估指标 ("A comprehensive guide: ranking evaluation metrics"), a Chinese
+  translation, apparently of V. Efimov, "Comprehensive Guide to Ranking Evaluation
+  Metrics" (Towards Data Science, 2023); it is based on Ilya Markov's lecture
+  "Information retrieval, offline evaluation". Cited as *the guide to ranking metrics*.
+  The translation names no address.
+- abs_zero, 与你生活密切相关的排序算法的评估指标 ("Evaluation metrics of the ranking
+  algorithms in your daily life"), column AI派, Tencent Cloud developer community
+  (https://cloud.tencent.com/developer), 2018-12-05; first published on the WeChat
+  account AI派, 2018-10-29. Cited as *abs_zero's article*.
+- Wang Shusen (王树森), 相关性的评价指标 ("Evaluation metrics of relevance"), lecture
+  slides, http://wangshusen.github.io/. Cited as *Wang Shusen's slides*.
+- Ranking算法评估指标:NDCG ("Evaluation metrics of ranking algorithms: NDCG"), a Chinese
+  blog article whose copy names neither author nor address; its worked example ranks
+  lipsticks by two algorithms, A and B. Cited as *the NDCG article*.
+- K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of IR techniques",
+  ACM TOIS 20(4):422-446, 2002, doi:10.1145/582415.582418.
 """
 
 from __future__ import annotations
@@ -187,7 +209,8 @@ def cumulative_gain(
     """Cumulative gain at cutoff ``k``, per query: the sum of the gains of the top k.
 
     CG@k = sum_{i<=k} g(rel_i) (Järvelin & Kekäläinen 2002). CG ignores the order inside
-    the top k: source 003 shows that swapping the top 4 documents leaves CG@4 unchanged.
+    the top k: Wang Shusen's slides show that swapping the top 4 documents leaves CG@4
+    unchanged.
 
     Parameters
     ----------
@@ -196,8 +219,8 @@ def cumulative_gain(
     k : int or None, default=None
         Cutoff; ``None`` uses the whole ranking.
     gain : {"linear", "exp"} or mapping, default="linear"
-        ``"linear"``: ``g(r) = r`` (Järvelin & Kekäläinen, trec_eval, sources 001, 003
-        and 004); ``"exp"``: ``g(r) = 2**r - 1`` (Burges et al. 2005); a mapping
+        ``"linear"``: ``g(r) = r`` (Järvelin & Kekäläinen, trec_eval, abs_zero's article,
+        Wang Shusen's slides, the NDCG article); ``"exp"``: ``g(r) = 2**r - 1`` (Burges et al. 2005); a mapping
         label -> gain sets the gain of the listed labels, other labels keep ``g(r) = r``
         (trec_eval's ``-m ndcg.1=3,2=9``). Unjudged documents have gain 0.
 
@@ -209,7 +232,7 @@ def cumulative_gain(
 
     Examples
     --------
-    Source 003 (labels in [0, 1]): CG@4 = 1 + 0.7 + 0.3 + 1 = 3.
+    Wang Shusen's slides (labels in [0, 1]): CG@4 = 1 + 0.7 + 0.3 + 1 = 3.
 
     >>> round(cumulative_gain([1, 0.7, 0.3, 1, 0.7, 0.7, 0.3, 0, 0.7, 0], k=4), 4)
     3.0
@@ -429,7 +452,7 @@ def rbp(
     RBP = (1 - p) * sum_{i>=1} r_i * p**(i - 1): a user reads rank 1, then moves on to
     each next document with probability ``p`` (persistence); RBP is the expected utility
     per document read, since the expected number read is sum_i p**(i-1) = 1 / (1 - p)
-    (source 000). Unjudged documents count as not relevant; :func:`rbp_residual` says
+    (the guide to ranking metrics). Unjudged documents count as not relevant; :func:`rbp_residual` says
     how much they and the unretrieved tail could add.
 
     Parameters
@@ -444,9 +467,9 @@ def rbp(
         Binary RBP (Moffat & Zobel): ``r_i = 1`` if ``label >= rel`` else 0.
     max_grade : float, "query" or None, default=None
         ``None``: binary RBP with ``rel``. A number: graded RBP, ``r_i = label /
-        max_grade`` in [0, 1] for every query (source 000: relevance may be a real
-        number in [0, 1]; ``max_grade=1`` takes such labels as they are); labels above
-        it are refused. ``"query"``: trec_eval 10's ``rbp``: each query's labels are
+        max_grade`` in [0, 1] for every query (in the guide to ranking metrics
+        relevance may be a real number in [0, 1]; ``max_grade=1`` takes such labels as
+        they are); labels above it are refused. ``"query"``: trec_eval 10's ``rbp``: each query's labels are
         divided by that query's largest judged label (retrieved or not) when it exceeds
         1, and taken as they are when it does not (trec_eval only rescales gains that
         leave [0, 1]; labels < 0 in the qrels have gain 0 and are not levels). With a
@@ -617,8 +640,8 @@ def err(
 
     ERR = sum_{i<=k} (1 / i) * R_i * prod_{j<i} (1 - R_j) * p**(i - 1), with
     R_i = (2**g_i - 1) / 2**max_grade: the user stops at rank i, satisfied, with
-    probability R_i, and otherwise moves on with probability ``p`` (source 000, after
-    Ilya Markov's lecture; ``p = 1`` is Chapelle et al.'s cascade model).
+    probability R_i, and otherwise moves on with probability ``p`` (the guide to ranking
+    metrics, after Ilya Markov's lecture; ``p = 1`` is Chapelle et al.'s cascade model).
 
     Parameters
     ----------

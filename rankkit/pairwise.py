@@ -18,6 +18,19 @@ Complexity: pair counts never build an (L, L) matrix for long lists. Lists longe
 16 items (``_BROADCAST_MAX_LEN``) use a bottom-up merge sort over all rows at once,
 O(N log L) time and O(N) memory for N items in all; shorter lists compare all pairs by
 broadcasting (n, L, L) in chunks of rows of bounded size (``_CHUNK_PAIRS`` pairs).
+
+References
+----------
+The docstrings reproduce numbers (never text) from these articles, cited by the short
+names in italics:
+
+- 全面指南:排名评估指标 ("A comprehensive guide: ranking evaluation metrics"), a Chinese
+  translation, apparently of V. Efimov, "Comprehensive Guide to Ranking Evaluation
+  Metrics" (Towards Data Science, 2023); it is based on Ilya Markov's lecture
+  "Information retrieval, offline evaluation". Cited as *the guide to ranking metrics*.
+  The translation names no address.
+- Wang Shusen (王树森), 相关性的评价指标 ("Evaluation metrics of relevance"), lecture
+  slides, http://wangshusen.github.io/. Cited as *Wang Shusen's slides*.
 """
 
 from __future__ import annotations
@@ -487,8 +500,8 @@ def kendall_distance(a: Any, b: Any, *, normalize: bool = False) -> FloatOrArray
 
     Notes
     -----
-    The Kendall tau distance (Kendall 1938; source 000 counts it as inversions against the
-    relevance labels, see :func:`inversions`). O(n log n) time and O(n) memory per row:
+    The Kendall tau distance (Kendall 1938; the guide to ranking metrics counts it as
+    inversions against the relevance labels, see :func:`inversions`). O(n log n) time and O(n) memory per row:
     items are sorted by ``a`` (then ``b``), and the strict inversions of ``b`` in that
     order are counted by a merge sort. Short rows of a batch compare all pairs by
     broadcasting in chunks of bounded memory.
@@ -527,8 +540,8 @@ def auc(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
     scores : array-like, same shape as ``labels``
         Model scores, higher meaning more relevant (any finite numbers, e.g. p in [0, 1]).
     rel : float, default=1
-        Relevance threshold. Source 003 merges the grades 高/中 into y = 1 and 低/无 into
-        y = 0: with grades 3, 2, 1, 0 that is ``rel=2``.
+        Relevance threshold. Wang Shusen's slides merge the grades 高/中 into y = 1 and
+        低/无 into y = 0: with grades 3, 2, 1, 0 that is ``rel=2``.
 
     Returns
     -------
@@ -540,12 +553,12 @@ def auc(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
 
     Notes
     -----
-    Source 003 (Wang Shusen) uses AUC as the pointwise offline metric of a relevance model.
+    Wang Shusen's slides use AUC as the pointwise offline metric of a relevance model.
     O(L log L) per query; all queries are ranked at once (``scipy.stats.rankdata(axis=1)``).
 
     Examples
     --------
-    Grades 高, 中, 低, 无 = 3, 2, 1, 0 binarized as in source 003 (``rel=2``):
+    Grades 高, 中, 低, 无 = 3, 2, 1, 0 binarized as in Wang Shusen's slides (``rel=2``):
 
     >>> auc([3, 2, 1, 0, 2], [0.9, 0.4, 0.5, 0.1, 0.6], rel=2)
     0.8333333333333334

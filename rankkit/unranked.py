@@ -1,12 +1,20 @@
 """Unranked (regression) metrics: errors of predicted relevance, blind to the order.
 
-Source 000 starts from them to show why ranking needs its own metrics: mean squared error
-weighs every document alike, so a prediction with a *lower* error can still put an
-irrelevant document first (see the example of :func:`mse`).
+The guide to ranking metrics (see References) starts from them to show why ranking needs
+its own metrics: mean squared error weighs every document alike, so a prediction with a
+*lower* error can still put an irrelevant document first (see the example of :func:`mse`).
 
 Inputs follow :mod:`rankkit.pairwise`: a 1-D list gives a Python float, a 2-D array one
 value per row, a list of lists may be ragged; NaN/inf and mismatched shapes raise
 ``ValueError``.
+
+References
+----------
+- 全面指南:排名评估指标 ("A comprehensive guide: ranking evaluation metrics"), a Chinese
+  translation, apparently of V. Efimov, "Comprehensive Guide to Ranking Evaluation
+  Metrics" (Towards Data Science, 2023); it is based on Ilya Markov's lecture
+  "Information retrieval, offline evaluation". Cited as *the guide to ranking metrics*
+  (its numbers, never its text). The translation names no address.
 """
 
 from __future__ import annotations
@@ -52,9 +60,9 @@ def mse(y_true: Any, y_pred: Any) -> FloatOrArray:
 
     Notes
     -----
-    Source 000 ("未排序的度量标准"): MSE treats all documents alike, so it is a poor
-    ranking metric -- in the example below the prediction with the lower MSE ranks an
-    irrelevant document first.
+    The guide to ranking metrics (section "未排序的度量标准"): MSE treats all documents
+    alike, so it is a poor ranking metric -- in the example below the prediction with the
+    lower MSE ranks an irrelevant document first.
 
     Examples
     --------
@@ -91,8 +99,9 @@ def mae(y_true: Any, y_pred: Any) -> FloatOrArray:
 
     Notes
     -----
-    Source 000 lists MAE with (R)MSE among the unranked metrics: like MSE it ignores
-    the order, as the example shows (the same lower error for the worse ranking).
+    The guide to ranking metrics lists MAE with (R)MSE among the unranked metrics: like
+    MSE it ignores the order, as the example shows (the same lower error for the worse
+    ranking).
 
     Examples
     --------
