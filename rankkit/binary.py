@@ -11,8 +11,8 @@ The definitions follow trec_eval (``m_P.c``, ``m_recall.c``, ``m_map.c``,
 ``m_iprec_at_recall.c``, ``m_num_*.c``) and are tested against trec_eval 10.0's own test
 output and, on random inputs, against pytrec_eval (trec_eval 9.0.8). The two versions
 differ only in how ``iprec_at_recall`` rounds a recall level to a count (the
-``rounding`` parameter). Where the articles cited below and other libraries use another convention,
-a parameter selects it and its docstring says which is which.
+``rounding`` parameter). Where the articles cited below and other libraries use another
+convention, a parameter selects it and its docstring says which is which.
 
 References
 ----------
