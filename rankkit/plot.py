@@ -1359,8 +1359,8 @@ def mrr_top_k(
         Draw the uniform curve on its own panel (left) and the systems' MRR@k on a second
         (right), each with the target; returns the Figure.
     logx : bool or None, default=None
-        Logarithmic k axis; None: when the largest k exceeds 20 (the annotated small k
-        stay readable).
+        Logarithmic k axis; None: on a panel whose largest k exceeds 20 (the annotated
+        small k stay readable).
     colors : mapping name -> colour, optional
         Colours of the systems; by default :func:`system_colors`.
     ax : matplotlib Axes (a pair with ``two_panels``), optional
@@ -1425,8 +1425,10 @@ def mrr_top_k(
     if two_panels and not system_curves:
         raise ValueError("two_panels=True needs systems (the second panel shows their MRR@k)")
     palette = system_colors(system_curves, colors)
-    largest = max([int(ks.max())] + [int(k.max()) for k, _ in system_curves.values()])
-    log = largest > 20 if logx is None else bool(logx)
+    def use_log(largest: int) -> bool:
+        return largest > 20 if logx is None else bool(logx)
+
+    largest_system_k = max([int(k.max()) for k, _ in system_curves.values()], default=1)
 
     if two_panels:
         fig, (left, right) = _axes_pair(ax)
@@ -1461,8 +1463,12 @@ def mrr_top_k(
 
     from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
-    for axis in ([left, right] if two_panels else [left]):
-        if log:
+    if two_panels:
+        panels = [(left, int(ks.max())), (right, largest_system_k)]
+    else:
+        panels = [(left, max(int(ks.max()), largest_system_k))]
+    for axis, largest in panels:
+        if use_log(largest):
             axis.set_xscale("log")
             axis.xaxis.set_major_formatter(ScalarFormatter())  # 1, 10, 100 rather than 10^0
         else:

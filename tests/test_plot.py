@@ -576,3 +576,245 @@ def test_pr_curve_eleven_point_average_equals_pytrec_eval():
     frame = implemented(rk.pr_curve, labels, n_relevant=n_rel)
     ax = rkplot.pr_curve(frame, rounding="plus_0.9")
     np.testing.assert_allclose(ax.lines[0].get_ydata(), expected, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- added for the teaching notebooks
+
+
+def test_system_colors_stable_across_column_orders_and_figures():
+    a = rkplot.metric_at_k(pd.DataFrame({"dense": [0.5, 0.6], "BM25": [0.4, 0.5]}, index=[1, 5]))
+    b = rkplot.metric_at_k(pd.DataFrame({"BM25": [0.1, 0.2], "dense": [0.3, 0.4]}, index=[1, 5]))
+    colour = {ax: {line.get_label(): matplotlib.colors.to_hex(line.get_color()) for line in ax.lines} for ax in (a, b)}
+    assert colour[a] == colour[b] == {"BM25": matplotlib.colors.to_hex("tab:blue"),
+                                     "dense": matplotlib.colors.to_hex("tab:orange")}
+    c = rkplot.metric_at_k(pd.DataFrame({"BM25": [0.1, 0.2]}, index=[1, 5]), colors={"BM25": "black"})
+    assert matplotlib.colors.to_hex(c.lines[0].get_color()) == "#000000"
+    with pytest.raises(ValueError, match="colors must be a mapping"):
+        rkplot.system_colors(["a"], colors=["red"])
+
+
+def test_metric_at_k_integer_ticks():
+    ax = rkplot.metric_at_k(pd.DataFrame({"A": [0.1, 0.2, 0.3]}, index=[1, 2, 3]))
+    ax.figure.canvas.draw()
+    ticks = ax.get_xticks()
+    assert len(ticks) and np.all(ticks == np.round(ticks))
+
+
+def span_x(ax, patch):
+    """The data x range of an axvspan (a Polygon or, in newer matplotlib, a Rectangle)."""
+    box = patch.get_window_extent().transformed(ax.transData.inverted())
+    return box.x0, box.x1
+
+
+def test_pr_curve_cut_and_grey_unreached_recall():
+    iprec = np.array([1, 1, .8, .8, .6, .5, 0, 0, 0, 0, 0])
+    full = rkplot.pr_curve(iprec)
+    assert full.lines[0].get_xdata().size == 11 and not full.patches
+    cut = rkplot.pr_curve({"A": iprec, "B": np.full(11, 0.5)}, unreached="cut")
+    np.testing.assert_allclose(cut.lines[0].get_xydata(), np.column_stack([LEVELS[:6], iprec[:6]]))
+    assert cut.lines[1].get_xdata().size == 11 and not cut.patches
+    grey = rkplot.pr_curve({"A": iprec, "B": np.full(11, 0.5)}, unreached="grey")
+    assert [p.get_gid() for p in grey.patches] == ["A"]  # B reaches recall 1
+    assert span_x(grey, grey.patches[0]) == pytest.approx((0.5, 1.0))
+    # a single query frame: reached recall is its largest recall
+    frame = curve_frame([1, 0, 0], n_relevant=2)
+    ax = rkplot.pr_curve(frame, unreached="grey")
+    assert ax.lines[0].get_xdata().max() == 0.5
+    assert span_x(ax, ax.patches[0]) == pytest.approx((0.5, 1.0))
+    with pytest.raises(ValueError, match="unreached must be one of 'keep', 'cut', 'grey'"):
+        rkplot.pr_curve(iprec, unreached="hide")
+
+
+@settings(max_examples=40, deadline=None)
+@given(arrays(np.int8, st.tuples(st.integers(2, 5), st.integers(1, 12)), elements=st.integers(0, 2)))
+def test_pr_curve_textbook_frame_is_the_highest_precision_at_recall_at_least_l(labels):
+    """The default rounding, by hand: per query, the max precision over ranks with recall >= l."""
+    frame = rk.pr_curve(labels)
+    ax = rkplot.pr_curve(frame)
+    expected = []
+    for row in labels:
+        rel = row >= 1
+        R = rel.sum()
+        hits = np.cumsum(rel)
+        prec = hits / np.arange(1, row.size + 1)
+        rec = hits / R if R else np.zeros(row.size)
+        expected.append([max([p for p, r in zip(prec, rec) if r >= lv] or [0.0]) for lv in LEVELS])
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), np.mean(expected, axis=0), atol=1e-12)
+    plt.close("all")
+    textbook = _textbook_iprec(labels)
+    if textbook is not None:
+        np.testing.assert_allclose(ax.lines[0].get_ydata(), textbook.mean(axis=0), atol=1e-12)
+
+
+def _textbook_iprec(labels):
+    """rk.interpolated_precision(rounding="textbook") once binary.py has it, else None."""
+    try:
+        return rk.interpolated_precision(labels, rounding="textbook")
+    except ValueError:
+        return None
+
+
+def test_pr_sawtooth_points_and_ap_area():
+    labels = [1, 0, 1, 0, 0, 1, 0]
+    ax = rkplot.pr_sawtooth(labels, n_relevant=4)
+    lines = lines_by_label(ax)
+    hits = np.cumsum(np.array(labels) >= 1)
+    ranks = np.arange(1, 8)
+    np.testing.assert_allclose(lines["precision at each rank"], np.column_stack([hits / 4, hits / ranks]))
+    ap = (1 + 2 / 3 + 3 / 6) / 4
+    steps = lines[f"AP = {ap:.4f} (area)"]
+    # area under the steps-pre outline: each x interval takes the y at its right end
+    area = np.sum(np.diff(steps[:, 0]) * steps[1:, 1])
+    assert area == pytest.approx(ap) == pytest.approx(rk.average_precision(labels, n_relevant=4))
+    assert ax.get_title() == f"Precision-recall points of one ranking; shaded: AP = {ap:.4f}"
+    assert len(ax.collections) == 1  # the shaded area
+    plain = rkplot.pr_sawtooth(labels, shade_ap=False)
+    assert len(plain.lines) == 1 and not plain.collections
+    # the interpolated curve beside it, on the same axes
+    rkplot.pr_curve(rk.pr_curve(labels), ax=plain)
+    assert len(plain.lines) == 2
+    with pytest.raises(ValueError, match="one ranking"):
+        rkplot.pr_sawtooth([[1, 0], [0, 1]])
+
+
+def test_rbp_crossings_against_polynomial_roots():
+    a, b = [1, 1, 0, 0, 0, 0], [0, 0, 1, 1, 1, 1]
+    # (1-p)(1+p) = (1-p)(p^2+p^3+p^4+p^5)  <=>  p^5 + p^4 + p^3 + p^2 - p - 1 = 0
+    roots = np.roots([1, 1, 1, 1, -1, -1])
+    p = float(next(r.real for r in roots if abs(r.imag) < 1e-12 and 0 < r.real < 1))
+    table = rkplot.rbp_crossings({"a": a, "b": b})
+    assert table[["system_a", "system_b"]].values.tolist() == [["a", "b"]]
+    assert table["p"].iloc[0] == pytest.approx(p, abs=1e-10)
+    assert table["rbp"].iloc[0] == pytest.approx(rk.rbp(a, p=p), abs=1e-10)
+    ax = rkplot.rbp_persistence({"a": a, "b": b}, mark_crossings=True)
+    np.testing.assert_allclose(ax.collections[0].get_offsets(), [[p, (1 - p) * (1 + p)]], atol=1e-10)
+    assert [t.get_text() for t in ax.texts] == [f"p = {p:.3f}"]
+    assert "curves cross" in legend_texts(ax)
+    # no crossing: nothing marked; the sweep's range limits the search
+    assert not rkplot.rbp_persistence({"a": a, "c": [1, 1, 1, 0, 0, 0]}, mark_crossings=True).collections
+    assert rkplot.rbp_crossings({"a": a, "b": b}, ps=[0.1, 0.5]).empty
+
+
+def test_rbp_crossings_of_mean_curves_and_three_systems():
+    runs = {"x": [[1, 0, 0, 0], [0, 0, 0, 1]], "y": [[0, 1, 1, 0], [0, 1, 0, 0]], "z": [[0, 0, 0, 0], [1, 0, 0, 0]]}
+    table = rkplot.rbp_crossings(runs)
+    for _, row in table.iterrows():
+        diff = np.mean(rk.rbp(np.array(runs[row.system_a]), p=row.p)) - np.mean(rk.rbp(np.array(runs[row.system_b]), p=row.p))
+        assert abs(diff) < 1e-9
+    # every sign change on a fine grid is found
+    grid = np.linspace(0.1, 0.99, 2000)
+    for a, b in (("x", "y"), ("x", "z"), ("y", "z")):
+        d = [np.mean(rk.rbp(np.array(runs[a]), p=q)) - np.mean(rk.rbp(np.array(runs[b]), p=q)) for q in grid]
+        changes = int(np.sum(np.sign(d[1:]) * np.sign(d[:-1]) < 0))
+        assert changes == int(((table.system_a == a) & (table.system_b == b)).sum())
+
+
+@pytest.mark.parametrize("labels, max_grade, p", [([2, 0, 1], 2, 1.0), ([3, 1, 0, 2, 3], None, 0.8), ([1, 1, 1], 1, 0.5)])
+def test_err_cascade_bars_by_hand_and_sum_is_err(labels, max_grade, p):
+    top = max(labels) if max_grade is None else max_grade
+    reach, stop, contrib, alive = [], [], [], 1.0
+    for i, g in enumerate(labels, start=1):
+        r = (2**g - 1) / 2**top
+        reach.append(alive)
+        stop.append(alive * r)
+        contrib.append(alive * r / i)
+        alive *= (1 - r) * p
+    ax = rkplot.err_cascade(labels, max_grade=max_grade, p=p)
+    heights = [list(c.datavalues) for c in ax.containers]
+    np.testing.assert_allclose(heights, [reach, stop, contrib], atol=1e-15)
+    assert [c.get_label() for c in ax.containers] == [
+        "P(user reaches rank i)", "P(user stops at rank i)", "contribution to ERR = stop / i"]
+    table = rkplot.err_cascade_table(labels, max_grade=max_grade, p=p)
+    assert np.cumsum(table["contribution"].to_numpy())[-1] == rk.err(labels, max_grade=max_grade, p=p)  # bit for bit
+    assert ax.get_title() == f"ERR cascade: ERR = {rk.err(labels, max_grade=max_grade, p=p):.4f}, the sum of the contributions"
+
+
+def test_err_cascade_errors():
+    with pytest.raises(ValueError, match="one ranking"):
+        rkplot.err_cascade([[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="max_grade"):
+        rkplot.err_cascade([3, 0], max_grade=2)
+
+
+def test_gain_discount_curves_by_hand():
+    fig = rkplot.gain_discount(max_grade=4, depth=12, bases=(2, 3))
+    left, right = fig.axes
+    gains = lines_by_label(left)
+    np.testing.assert_allclose(gains["linear: r"][:, 1], [0, 1, 2, 3, 4])
+    np.testing.assert_allclose(gains["exponential: 2^r − 1"][:, 1], [0, 1, 3, 7, 15])
+    disc = lines_by_label(right)
+    i = np.arange(1, 13)
+    np.testing.assert_allclose(disc["1 / log2(i + 1)"][:, 1], 1 / np.log2(i + 1), rtol=1e-15)
+    for b in (2, 3):
+        expected = np.where(i < b, 1.0, np.log(b) / np.log(np.maximum(i, 2)))
+        np.testing.assert_allclose(disc[f"Järvelin-Kekäläinen: 1 / log{b}(i), i ≥ {b}"][:, 1], expected, rtol=1e-14)
+    assert left.get_title() == "Gain of a relevance grade" and right.get_title() == "Discount of a rank"
+    fig2, pair = plt.subplots(1, 2)
+    assert rkplot.gain_discount(ax=pair) is fig2
+    with pytest.raises(ValueError, match="pair of matplotlib Axes"):
+        rkplot.gain_discount(ax=pair[0])
+    with pytest.raises(ValueError, match="bases must be numbers > 1"):
+        rkplot.gain_discount(bases=(1,))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 5)), min_size=2, max_size=30))
+def test_roc_curve_equals_sklearn(pairs):
+    from sklearn.metrics import roc_auc_score
+    from sklearn.metrics import roc_curve as sk_roc
+
+    labels = np.array([p[0] for p in pairs])
+    scores = np.array([p[1] for p in pairs], dtype=float) / 5
+    positive = labels >= 1
+    if positive.all() or not positive.any():
+        return
+    ax = rkplot.roc_curve(labels, scores)
+    fpr, tpr, _ = sk_roc(positive, scores, drop_intermediate=False)
+    np.testing.assert_allclose(ax.lines[0].get_xydata(), np.column_stack([fpr, tpr]), atol=1e-15)
+    auc = roc_auc_score(positive, scores)
+    assert ax.lines[0].get_label() == f"ROC (AUC = {auc:.4f})"
+    assert ax.get_title() == f"ROC curve: AUC = {auc:.4f}"
+    plt.close("all")
+
+
+def test_roc_curve_several_scorers_and_errors():
+    labels = [1, 0, 1, 0]
+    ax = rkplot.roc_curve(labels, {"good": [0.9, 0.1, 0.8, 0.2], "bad": [0.1, 0.9, 0.2, 0.8]})
+    assert legend_texts(ax) == ["good (AUC = 1.0000)", "bad (AUC = 0.0000)", "chance (AUC = 0.5)"]
+    assert ax.get_title() == "ROC curves (AUC in the legend)"
+    with pytest.raises(ValueError, match="both positives"):
+        rkplot.roc_curve([1, 1], [0.1, 0.2])
+    with pytest.raises(ValueError, match="shape of labels"):
+        rkplot.roc_curve([1, 0], [0.1])
+
+
+def test_mrr_top_k_two_panels_and_log_axis():
+    systems = pd.DataFrame({"A": [0.40, 0.55, 0.60], "B": [0.50, 0.52, 0.53]}, index=[1, 5, 10])
+    fig = rkplot.mrr_top_k(systems=systems, target=0.5, two_panels=True)
+    left, right = fig.axes
+    assert [line.get_label() for line in left.lines] == [
+        "answer uniform in top k", "target MRR = 0.5", "uniform reaches target up to k = 4"]
+    np.testing.assert_allclose(left.lines[0].get_ydata(), rkplot.uniform_mrr(range(1, 101)))
+    assert [t.get_text() for t in left.texts] == ["k=3: 0.611", "k=5: 0.457", "k=10: 0.293"]
+    lines = lines_by_label(right)
+    np.testing.assert_allclose(lines["A"], [[1, 0.40], [5, 0.55], [10, 0.60]])
+    np.testing.assert_allclose(right.collections[0].get_offsets(), [[5, 0.5], [1, 0.5]])
+    assert left.get_xscale() == "log" and right.get_xscale() == "linear"  # each panel: log when k > 20
+    assert right.get_title() == "Systems' MRR@k and the smallest k reaching 0.5"
+    # small k: linear axis with integer ticks; logx forces
+    assert rkplot.mrr_top_k(range(1, 21)).get_xscale() == "linear"
+    assert rkplot.mrr_top_k(range(1, 21), logx=True).get_xscale() == "log"
+    # one panel with systems: the legend sits outside the axes
+    ax = rkplot.mrr_top_k(systems=systems, target=0.5)
+    assert ax.get_legend().get_bbox_to_anchor().x0 > ax.bbox.x1 - 1
+    with pytest.raises(ValueError, match="two_panels=True needs systems"):
+        rkplot.mrr_top_k(two_panels=True)
+
+
+def test_per_query_differences_many_bars_touch_without_edges():
+    values = pd.Series(np.linspace(-1, 1, 500), index=[f"q{i}" for i in range(500)])
+    ax = rkplot.per_query_differences(values)
+    bars = ax.containers[0]
+    assert {b.get_width() for b in bars} == {1.0}
+    assert {b.get_linewidth() for b in bars} == {0.0}
+    assert not any(b.get_hatch() for b in bars) and not ax.texts
