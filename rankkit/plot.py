@@ -33,6 +33,7 @@ import pandas as pd
 
 from ._numerics import powers, query_mean, query_sum, weighted_rank_sum
 from ._validation import check_finite, check_option, check_probability, check_rel
+from .binary import ROUNDINGS, _recall_cut
 from .rankings import as_rankings
 
 __all__ = [
@@ -158,16 +159,7 @@ def _interpolate(recall: np.ndarray, precision: np.ndarray) -> np.ndarray:
     return interp
 
 
-ROUNDINGS = ("textbook", "nearest", "plus_0.9")
 UNREACHED = ("keep", "cut", "grey")
-
-
-def _recall_cut(x: np.ndarray, rounding: str) -> np.ndarray:
-    """trec_eval's count c of relevant documents for a recall level (x = level * R >= 0)."""
-    if rounding == "plus_0.9":
-        return np.floor(x + 0.9)  # (long) (x + 0.9), trec_eval <= 9, pytrec_eval 0.5
-    whole = np.floor(x)
-    return whole + (x - whole >= 0.5)  # lround(x), trec_eval 10
 
 
 def _eleven_point(df: pd.DataFrame, levels: np.ndarray, rounding: str) -> np.ndarray:
@@ -196,10 +188,10 @@ def _eleven_point(df: pd.DataFrame, levels: np.ndarray, rounding: str) -> np.nda
     for level in levels:  # a fixed, small number of levels; queries are grouped, not looped
         if counted:
             with np.errstate(invalid="ignore"):
-                cut = np.maximum(_recall_cut(level * n_rel, rounding), 1.0)
+                cut = np.maximum(_recall_cut(level, n_rel, rounding), 1.0)
             reached = hits >= cut
         else:
-            reached = recall >= level - 1e-12
+            reached = recall >= level  # the same doubles as rk.interpolated_precision's test
         best = df["precision"].where(reached).groupby(queries).max().fillna(0.0)
         per_level.append(float(query_sum(best.to_numpy())) / n)
     return np.asarray(per_level, dtype=np.float64)
