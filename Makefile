@@ -8,7 +8,7 @@ LOCK   := .ci/lock.txt
 # The declared minimum versions (pyproject.toml's floors)
 OLDEST := .ci/oldest.txt
 OLD    ?= .venv-oldest
-NBRUN  := -m jupyter nbconvert --log-level=ERROR --to notebook --execute
+NBRUN  := -m jupyter nbconvert --log-level=ERROR --to notebook --execute --ExecutePreprocessor.store_widget_state=False
 
 .PHONY: demo student test test-oldest notebooks lock bench clean
 

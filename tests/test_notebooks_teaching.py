@@ -1,0 +1,105 @@
+"""The notebooks as a teacher hands them out: exercises with hidden answers, a student copy
+that still runs, figures, references, a glossary, and no link leaving the repository.
+
+nbval (``pytest --nbval``) checks that every cell runs and prints what it saved; these tests
+check what the notebooks are made of.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbconvert.preprocessors import TagRemovePreprocessor
+from traitlets.config import Config
+
+ROOT = Path(__file__).parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+TEACHING = [p for p in NOTEBOOKS if p.name[:2] in {"01", "02", "03", "04", "05", "06"}]
+LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|(?:href|src)=\"([^\"]+)\"")
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def tags(cell) -> set[str]:
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def solutions(nb) -> list:
+    """Answer cells that compute and check: code cells tagged ``solution`` with an assert."""
+    return [c for c in nb.cells if c.cell_type == "code" and "solution" in tags(c) and "assert" in c.source]
+
+
+def student(nb) -> nbformat.NotebookNode:
+    """The notebook as ``make student`` writes it (the same preprocessor and options)."""
+    config = Config()
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_cell_tags = {"solution"}
+    out, _ = TagRemovePreprocessor(config=config).preprocess(nbformat.from_dict(nb), {})
+    return out
+
+
+def test_every_notebook_is_found():
+    assert [p.name[:2] for p in NOTEBOOKS] == ["00", "01", "02", "03", "04", "05", "06", "07", "08"]
+
+
+@pytest.mark.parametrize("path", TEACHING, ids=lambda p: p.stem)
+def test_teaching_notebooks_end_with_three_checked_exercises(path):
+    assert len(solutions(read(path))) >= 3
+
+
+def test_at_least_18_exercises_with_checked_answers():
+    assert sum(len(solutions(read(p))) for p in NOTEBOOKS) >= 18
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_student_copy_has_no_answer_and_still_runs(path):
+    nb = read(path)
+    copy = student(nb)
+    assert not [c for c in copy.cells if "solution" in tags(c)]
+    assert len(copy.cells) == len(nb.cells) - sum("solution" in tags(c) for c in nb.cells)
+    # Every remaining cell runs without the answers (no question depends on a solution).
+    NotebookClient(copy, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+
+
+def test_at_least_20_figures_and_two_in_06():
+    def figures(path):
+        return sum("image/png" in out.get("data", {}) for c in read(path).cells if c.cell_type == "code"
+                   for out in c.get("outputs", []))
+
+    counts = {p.stem[:2]: figures(p) for p in NOTEBOOKS}
+    assert sum(counts.values()) >= 20, counts
+    assert counts["06"] >= 2, counts
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_ends_with_references(path):
+    headings = [line for c in read(path).cells if c.cell_type == "markdown"
+                for line in c.source.splitlines() if line.startswith("#")]
+    assert any("References" in h for h in headings[-3:]), headings[-3:]
+
+
+def test_glossary_has_at_least_20_chinese_terms():
+    text = "\n".join(c.source for c in read(ROOT / "notebooks" / "00_start_here.ipynb").cells)
+    rows = [line for line in text.splitlines() if line.startswith("|") and re.search(r"[\u4e00-\u9fff]", line)]
+    assert len(rows) >= 20
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_links_stay_in_the_repository_or_are_public(path):
+    for cell in read(path).cells:
+        if cell.cell_type != "markdown":
+            continue
+        for match in LINK.finditer(cell.source):
+            target = match.group(1) or match.group(2)
+            if re.match(r"https?://", target) or target.startswith(("#", "attachment:", "mailto:")):
+                continue
+            resolved = (path.parent / target.split("#")[0]).resolve()
+            assert resolved.is_relative_to(ROOT.resolve()), f"{path.name}: {target} leaves the repository"
+            assert resolved.exists(), f"{path.name}: {target} does not exist"
