@@ -251,7 +251,7 @@ def rbp_err(labels, *, p: float = 0.8, rel: float = 1, max_grade: float | None =
         ax.set_ylabel("metric")
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(0.0, 1.05)
-        ax.set_title(f"RBP and ERR as p varies; at p = {state['p']:g}: "
+        ax.set_title(f"RBP and ERR as p varies\nat p = {state['p']:g}: "
                      f"RBP = {values['RBP']:.4f}, ERR = {values['ERR']:.4f}")
         ax.legend(loc="upper left")
         return fig
@@ -339,7 +339,7 @@ def cutoffs(
         ax.axvline(state["k"], color="0.4", linestyle=":", linewidth=1, label=f"k = {state['k']}")
         ax.set_ylim(0.0, 1.05)
         ax.set_ylabel("metric@k")
-        ax.set_title(f"P@k, R@k and nDCG@k of one ranking; at k = {state['k']}: "
+        ax.set_title(f"P@k, R@k and nDCG@k of one ranking\nat k = {state['k']}: "
                      + ", ".join(f"{name[:-2]} = {v:.3f}" for name, v in values.items()))
         ax.legend(loc="lower right")
         return fig
@@ -451,7 +451,7 @@ def reorder(labels, *, names=None, rel: float = 1, gain: str = "linear", show: b
         ax.set_xticks(np.arange(1, n + 1), [f"{r}\n{names[i]}" for r, i in enumerate(order, start=1)])
         ax.set_xlabel("rank and document (green: relevant)")
         ax.set_ylabel("label")
-        ax.set_title("Reordered list: " + ", ".join(f"{k} = {v:.4f}" for k, v in values.items()))
+        ax.set_title("Reordered list\n" + ", ".join(f"{k} = {v:.4f}" for k, v in values.items()))
         return fig
 
     explorer = Explorer("reorder", {"order": list(range(n))}, compute, draw)

@@ -54,7 +54,7 @@ def test_rbp_err_explorer_figure_and_callback():
     np.testing.assert_allclose(lines["RBP"][:, 1], [rbp_by_hand(LABELS, p) for p in np.arange(1, 100) / 100])
     np.testing.assert_allclose(lines["ERR"][:, 1], [err_by_hand(LABELS, p, 3) for p in np.arange(1, 100) / 100])
     np.testing.assert_allclose(lines["p = 0.5"], [[0.5, rbp_by_hand(LABELS, 0.5)], [0.5, err_by_hand(LABELS, 0.5, 3)]])
-    assert ax.get_title().startswith("RBP and ERR as p varies; at p = 0.5: RBP = ")
+    assert ax.get_title().startswith("RBP and ERR as p varies\nat p = 0.5: RBP = ")
     values = ex.set_p(0.9)
     assert values == ex.values and ex.state == {"p": 0.9}
     assert values["RBP"] == pytest.approx(rbp_by_hand(LABELS, 0.9))
@@ -80,7 +80,7 @@ def test_cutoffs_explorer_figure_and_callback():
         expected = [explore.cutoff_values(LABELS, k)[name] for k in range(1, 7)]
         np.testing.assert_allclose(lines[name], np.column_stack([np.arange(1, 7), expected]))
     np.testing.assert_allclose(lines["k = 3"][:, 0], 3)
-    assert ax.get_title().startswith("P@k, R@k and nDCG@k of one ranking; at k = 3: P = 0.667")
+    assert ax.get_title().startswith("P@k, R@k and nDCG@k of one ranking\nat k = 3: P = 0.667")
     assert ex.set_k(6)["R@k"] == 1.0 and ex.state == {"k": 6}
 
 
