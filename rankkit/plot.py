@@ -670,8 +670,23 @@ def per_query_differences(
     many = values.size > max_labels
     # edgeless bars; touching (and not antialiased) when many, else gaps between the
     # sub-pixel bars alias into stripes
-    bars = ax.bar(x, values, color=colors, width=1.0 if many else 0.8, linewidth=0,
-                  antialiased=not many, label=f"{system_name} − {baseline_name}")
+    label = f"{system_name} − {baseline_name}"
+    if many:  # thousands of bars: drawn as one collection (ax.bar adds them one by one, ~0.5 ms each)
+        from matplotlib.collections import PolyCollection
+        from matplotlib.container import BarContainer
+        from matplotlib.patches import Rectangle
+
+        bars = [Rectangle((i - 0.5, 0.0), 1.0, v, facecolor=c, linewidth=0, antialiased=False)
+                for i, v, c in zip(x.tolist(), values.tolist(), colors.tolist())]
+        left = x - 0.5
+        corners = np.stack([np.stack([left, np.zeros_like(values)], 1), np.stack([left, values], 1),
+                            np.stack([left + 1.0, values], 1), np.stack([left + 1.0, np.zeros_like(values)], 1)], 1)
+        ax.add_collection(PolyCollection(corners, facecolors=colors, linewidths=0, antialiaseds=False), autolim=False)
+        ax.update_datalim([(-0.5, min(0.0, values.min())), (values.size - 0.5, max(0.0, values.max()))])
+        ax.autoscale_view()
+        ax.add_container(BarContainer(bars, label=label))
+    else:
+        bars = ax.bar(x, values, color=colors, width=0.8, linewidth=0, label=label)
     for bar, query in zip(bars, ids):
         bar.set_gid(query)  # the query of each bar, readable however many bars there are
     ax.axhline(0.0, color="black", linewidth=0.8, label="zero")
