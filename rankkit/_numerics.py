@@ -39,9 +39,10 @@ pure-Python implementation of this order.
 
 References
 ----------
-- Ranking算法评估指标:NDCG ("Evaluation metrics of ranking algorithms: NDCG"), a Chinese
-  blog article (its copy names neither author nor address) whose lipstick example's ideal
-  DCG is quoted in 1. above.
+The docstrings reproduce numbers (never text) from articles cited by short names in
+italics and listed with title, author and address in :mod:`rankkit.sources`:
+(*the NDCG article*, whose lipstick
+example's ideal DCG is quoted in 1. above).
 """
 
 from __future__ import annotations

@@ -16,22 +16,11 @@ convention, a parameter selects it and its docstring says which is which.
 
 References
 ----------
-The docstrings reproduce numbers (never text) from these articles, cited by the short
-names in italics, and follow these definitions:
+The docstrings reproduce numbers (never text) from articles cited by short names in
+italics and listed with title, author and address in :mod:`rankkit.sources`:
+(*the guide to ranking metrics*,
+*abs_zero's article*, *Jason's notes on AP*).
 
-- 全面指南:排名评估指标 ("A comprehensive guide: ranking evaluation metrics"), a Chinese
-  translation, apparently of V. Efimov, "Comprehensive Guide to Ranking Evaluation
-  Metrics" (Towards Data Science, 2023); it is based on Ilya Markov's lecture
-  "Information retrieval, offline evaluation". Cited as *the guide to ranking metrics*.
-  The translation names no address.
-- abs_zero, 与你生活密切相关的排序算法的评估指标 ("Evaluation metrics of the ranking
-  algorithms in your daily life"), column AI派, Tencent Cloud developer community
-  (https://cloud.tencent.com/developer), 2018-12-05; first published on the WeChat
-  account AI派, 2018-10-29. Cited as *abs_zero's article*.
-- Jason, notes on average precision and (mean) reciprocal rank, blog "The Dance of
-  Disorder (Fluctuations of Entropy)", PIXNET (痞客邦); its AP part follows "Rank-aware
-  recsys evaluation metrics", https://medium.com/swlh/rank-aware-recsys-evaluation-metrics-5191bba16832.
-  Cited as *Jason's notes on AP*.
 - C. D. Manning, P. Raghavan and H. Schütze, *Introduction to Information Retrieval*,
   Cambridge University Press, 2008, sec. 8.4.
 """

@@ -18,23 +18,11 @@ accepts) and works on all queries at once. Conventions are parameters:
 
 References
 ----------
-The docstrings reproduce numbers (never text) from these articles, cited by the short
-names in italics, and follow these definitions:
+The docstrings reproduce numbers (never text) from articles cited by short names in
+italics and listed with title, author and address in :mod:`rankkit.sources`:
+(*the guide to ranking metrics*,
+*abs_zero's article*, *Wang Shusen's slides*, *the NDCG article*).
 
-- 全面指南:排名评估指标 ("A comprehensive guide: ranking evaluation metrics"), a Chinese
-  translation, apparently of V. Efimov, "Comprehensive Guide to Ranking Evaluation
-  Metrics" (Towards Data Science, 2023); it is based on Ilya Markov's lecture
-  "Information retrieval, offline evaluation". Cited as *the guide to ranking metrics*.
-  The translation names no address.
-- abs_zero, 与你生活密切相关的排序算法的评估指标 ("Evaluation metrics of the ranking
-  algorithms in your daily life"), column AI派, Tencent Cloud developer community
-  (https://cloud.tencent.com/developer), 2018-12-05; first published on the WeChat
-  account AI派, 2018-10-29. Cited as *abs_zero's article*.
-- Wang Shusen (王树森), 相关性的评价指标 ("Evaluation metrics of relevance"), lecture
-  slides, http://wangshusen.github.io/. Cited as *Wang Shusen's slides*.
-- Ranking算法评估指标:NDCG ("Evaluation metrics of ranking algorithms: NDCG"), a Chinese
-  blog article whose copy names neither author nor address; its worked example ranks
-  lipsticks by two algorithms, A and B. Cited as *the NDCG article*.
 - K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of IR techniques",
   ACM TOIS 20(4):422-446, 2002, doi:10.1145/582415.582418.
 """

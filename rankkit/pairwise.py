@@ -21,16 +21,10 @@ broadcasting (n, L, L) in chunks of rows of bounded size (``_CHUNK_PAIRS`` pairs
 
 References
 ----------
-The docstrings reproduce numbers (never text) from these articles, cited by the short
-names in italics:
-
-- 全面指南:排名评估指标 ("A comprehensive guide: ranking evaluation metrics"), a Chinese
-  translation, apparently of V. Efimov, "Comprehensive Guide to Ranking Evaluation
-  Metrics" (Towards Data Science, 2023); it is based on Ilya Markov's lecture
-  "Information retrieval, offline evaluation". Cited as *the guide to ranking metrics*.
-  The translation names no address.
-- Wang Shusen (王树森), 相关性的评价指标 ("Evaluation metrics of relevance"), lecture
-  slides, http://wangshusen.github.io/. Cited as *Wang Shusen's slides*.
+The docstrings reproduce numbers (never text) from articles cited by short names in
+italics and listed with title, author and address in :mod:`rankkit.sources`:
+(*the guide to ranking metrics*,
+*Wang Shusen's slides*).
 """
 
 from __future__ import annotations

@@ -10,11 +10,9 @@ value per row, a list of lists may be ragged; NaN/inf and mismatched shapes rais
 
 References
 ----------
-- 全面指南:排名评估指标 ("A comprehensive guide: ranking evaluation metrics"), a Chinese
-  translation, apparently of V. Efimov, "Comprehensive Guide to Ranking Evaluation
-  Metrics" (Towards Data Science, 2023); it is based on Ilya Markov's lecture
-  "Information retrieval, offline evaluation". Cited as *the guide to ranking metrics*
-  (its numbers, never its text). The translation names no address.
+The docstrings reproduce numbers (never text) from articles cited by short names in
+italics and listed with title, author and address in :mod:`rankkit.sources`:
+(*the guide to ranking metrics*).
 """
 
 from __future__ import annotations
