@@ -240,12 +240,20 @@ def _csv(source: Any, kind: str, delimiter: str, binary: bool, skip_rows: int = 
     """The query, document and value columns of TREC lines cut at a one-byte delimiter.
 
     pyarrow.csv drops a UTF-8 byte order mark at the start of what it reads: the caller
-    makes sure there is none, or puts a line to skip before it."""
+    makes sure there is none, or puts a line to skip before it.
+
+    A :class:`_Feed` (a Python object) is read without pyarrow's thread pool: the threaded
+    reader may let go of it from a pool thread after ``read_csv`` has returned, and that
+    thread then takes the GIL; if the interpreter is exiting by then (a script that stops at
+    a bad line), the process aborts ("terminate called without an active exception", exit
+    134; seen with pyarrow 14 and 26 on a loaded machine). The serial reader joins its one
+    read-ahead thread before returning. Its speed is the same: the feed is the bottleneck."""
     value_col, names, _, _ = FORMATS[kind]
     text = pa.large_binary() if binary else pa.large_string()
     return pacsv.read_csv(
         source,
-        read_options=pacsv.ReadOptions(column_names=list(names), block_size=_BLOCK, skip_rows=skip_rows),
+        read_options=pacsv.ReadOptions(column_names=list(names), block_size=_BLOCK, skip_rows=skip_rows,
+                                       use_threads=not isinstance(source, _Feed)),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False),
         convert_options=pacsv.ConvertOptions(
             include_columns=["query_id", "doc_id", value_col],
