@@ -21,7 +21,7 @@ parameters a spec may set, whether it takes a cutoff, and how trec_eval aggregat
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import fields, replace
 from decimal import Context, Decimal, localcontext
 from typing import Any
@@ -245,15 +245,16 @@ def evaluate(
     rel: float | None = None,
     judged_only: bool = False,
     n_docs: int | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Score a run against judgments: one row per query, one column per metric.
 
     Parameters
     ----------
-    qrels : path, DataFrame or dict
+    qrels : path, DataFrame, records or dict
         Judgments, anything :func:`rankkit.read_qrels` reads (``{qid: {doc: label}}``).
         Labels below 0 mean "pooled but not judged" (trec_eval).
-    run : path, DataFrame or dict
+    run : path, DataFrame, records or dict
         The ranked results, anything :func:`rankkit.read_run` reads (``{qid: {doc: score}}``).
     metrics : spec, Metric, or a list of them
         ``["nDCG@10", "AP", "P(rel=2)@5", "map_cut_10"]``; see :func:`parse_metric`. Each
@@ -280,6 +281,11 @@ def evaluate(
         Score only the judged documents of each ranking, in their order (trec_eval ``-J``).
     n_docs : int or None, default=None
         Number of documents in the collection, for ``utility`` (trec_eval ``-N``).
+    columns : dict, optional
+        Other column names of the qrels and the run (DataFrames, Arrow tables, Parquet or
+        Feather files, records), as :func:`rankkit.read_qrels` takes them:
+        ``{"topic": "query_id", "grade": "relevance", "sim": "score"}``. rankkit's names and
+        pyterrier's (``qid``, ``docno``, ``label``, ``score``) need none.
 
     Returns
     -------
@@ -308,10 +314,10 @@ def evaluate(
     ties = check_option(ties, TIE_POLICIES, "ties")
     if rel is not None:
         rel = check_rel(rel)
-    columns = expand_metrics(metrics)  # bad specs fail before any file is read
-    r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only)  # reads the inputs
+    specs = expand_metrics(metrics)  # bad specs fail before any file is read
+    r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only, columns=columns)  # reads the inputs
     keep, unscored = select_queries(r, queries)
-    table = _score(_take(r, keep), columns, _defaults(r, rel, None, n_docs))
+    table = _score(_take(r, keep), specs, _defaults(r, rel, None, n_docs))
     table.attrs |= {"unscored": unscored, "queries": queries, "ties": ties}
     return table
 

@@ -1,4 +1,5 @@
-"""Reading judgments (qrels) and runs: TREC files, pandas DataFrames and dicts.
+"""Reading judgments (qrels) and runs: TREC, Parquet and Feather files, pandas DataFrames,
+Arrow tables, records (ir_datasets, ir_measures) and dicts.
 
 Both readers return a pandas DataFrame with one row per (query, document):
 
@@ -30,10 +31,12 @@ TREC files are read by :mod:`rankkit._trecfile`, the way trec_eval 10 reads them
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import IO, Any, Union
 
 import numpy as np
@@ -45,25 +48,33 @@ from ._trecfile import FORMATS as _FORMATS
 from ._trecfile import id_text
 from ._trecfile import parse as parse_trec_file
 
-__all__ = ["read_qrels", "read_run"]
+__all__ = ["read_qrels", "read_run", "COLUMN_NAMES"]
 
 Source = Union[str, os.PathLike, IO[bytes], pd.DataFrame, Mapping]
 
 _DOC_KEYS = "rankkit.doc_keys"  # attrs key: the _DocKeys the duplicate check built, for rank
 
 
-def read_qrels(source: Source, *, name: str | None = None) -> pd.DataFrame:
-    """Read relevance judgments from a TREC qrels file, a DataFrame or a dict.
+def read_qrels(source: Source, *, name: str | None = None,
+               columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Read relevance judgments from a file, a DataFrame, records or a dict.
 
     Parameters
     ----------
-    source : path, binary file object, pandas.DataFrame or dict
+    source : path, binary file object, DataFrame, Arrow table, records, dataset or dict
         A TREC qrels file (``query_id iteration doc_id relevance``, whitespace separated,
         gzip allowed; the iteration column is ignored, as trec_eval does; see the module
-        docstring for the exact rules); a DataFrame with columns ``query_id``, ``doc_id``,
-        ``relevance``; or ``{query_id: {doc_id: label}}``.
+        docstring for the exact rules); a Parquet or Feather file (told by its first bytes);
+        a pandas DataFrame or pyarrow Table with columns ``query_id``, ``doc_id``,
+        ``relevance`` (or pyterrier's ``qid``, ``docno``, ``label``; see
+        :data:`COLUMN_NAMES`); records with those fields (namedtuples such as ir_datasets'
+        ``qrels_iter()`` gives, dataclasses or dicts); an ir_datasets dataset (its
+        ``qrels_iter()``); or ``{query_id: {doc_id: label}}``.
     name : str, optional
         Stored in ``df.attrs["name"]`` (default None).
+    columns : dict, optional
+        Other column or field names, as ``DataFrame.rename`` takes them:
+        ``{"topic": "query_id", "docid": "doc_id", "grade": "relevance"}``.
 
     Returns
     -------
@@ -72,14 +83,15 @@ def read_qrels(source: Source, *, name: str | None = None) -> pd.DataFrame:
         (pyarrow-backed str) and ``relevance`` (int64, or float64 if some label is not an
         integer). Labels below 0 are kept
         (trec_eval: pooled but not judged; :func:`rankkit.rankings.rank` treats them as
-        unjudged and non-relevant).
+        unjudged and non-relevant). Other columns of the input are left out.
 
     Raises
     ------
     ValueError
         Malformed line (file and line number), non-numeric or non-finite label,
         a document judged twice for one query (query and document named), an empty,
-        missing, unreadable or binary file.
+        missing, unreadable or binary file; a frame, table, file or record without the
+        three columns (the message lists what it has).
 
     Examples
     --------
@@ -92,24 +104,33 @@ def read_qrels(source: Source, *, name: str | None = None) -> pd.DataFrame:
     >>> read_qrels({"q1": {"d1": 0.5}}).relevance.dtype
     dtype('float64')
     """
-    return _read(source, "qrels", name)
+    return _read(source, "qrels", name, columns)
 
 
-def read_run(source: Source, *, name: str | None = None) -> pd.DataFrame:
-    """Read a run (retrieved documents with scores) from a TREC file, a DataFrame or a dict.
+def read_run(source: Source, *, name: str | None = None,
+             columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Read a run (retrieved documents with scores) from a file, a DataFrame, records or a dict.
 
     Parameters
     ----------
-    source : path, binary file object, pandas.DataFrame or dict
+    source : path, binary file object, DataFrame, Arrow table, records, dataset or dict
         A TREC run file (``query_id Q0 doc_id rank score tag``, whitespace separated,
         gzip allowed; the ``Q0`` and rank columns are ignored, and so are columns after the
         tag, as trec_eval does; see the module docstring for the exact rules), e.g.
-        ``sys.stdin.buffer``; a DataFrame with columns ``query_id``, ``doc_id``, ``score``;
-        or ``{query_id: {doc_id: score}}``.
+        ``sys.stdin.buffer``; a Parquet or Feather file (told by its first bytes); a pandas
+        DataFrame or pyarrow Table with columns ``query_id``, ``doc_id``, ``score`` (or
+        pyterrier's ``qid``, ``docno``, ``score``; a frame with ``rank`` and no ``score``
+        is scored by minus the rank; see :data:`COLUMN_NAMES`); records with those fields
+        (namedtuples such as ir_datasets' ``scoreddocs_iter()`` gives, dataclasses or
+        dicts); an ir_datasets dataset (its ``scoreddocs_iter()``); or
+        ``{query_id: {doc_id: score}}``.
     name : str, optional
         Stored in ``df.attrs["name"]``; default the run tag of the file's last data line, as
         trec_eval's ``runid`` (for a DataFrame: its ``attrs["name"]`` if any, else None;
-        for a dict: None).
+        for other inputs: None).
+    columns : dict, optional
+        Other column or field names, as ``DataFrame.rename`` takes them:
+        ``{"topic": "query_id", "docid": "doc_id", "sim": "score"}`` (or ``"rank"``).
 
     Returns
     -------
@@ -123,7 +144,8 @@ def read_run(source: Source, *, name: str | None = None) -> pd.DataFrame:
     ValueError
         Malformed line (file and line number), a non-numeric, NaN or infinite score,
         a document retrieved twice for one query (query and document named), an empty,
-        missing, unreadable or binary file.
+        missing, unreadable or binary file; a frame, table, file or record without the
+        three columns (the message lists what it has).
 
     Examples
     --------
@@ -138,31 +160,107 @@ def read_run(source: Source, *, name: str | None = None) -> pd.DataFrame:
     >>> read_run(pd.DataFrame({"query_id": [1, 1], "doc_id": ["a", "b"], "score": [2, 1]})).dtypes.score
     dtype('float64')
     """
-    return _read(source, "run", name)
+    return _read(source, "run", name, columns)
 
 
 # --------------------------------------------------------------------------- dispatch
 
-def _read(source: Any, kind: str, name: str | None) -> pd.DataFrame:
+def _read(source: Any, kind: str, name: str | None, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    columns = _check_columns(columns)
     if isinstance(source, pd.DataFrame):
         # Always validated again, even a frame these readers returned: it may have been
         # edited in place since (a NaN score, a duplicated document).
-        df = _from_frame(source, kind)
+        df = _from_frame(source, kind, columns)
         label = name if name is not None else source.attrs.get("name")
+    elif isinstance(source, pa.Table):
+        df = _from_arrow(source, kind, columns, f"{kind} Arrow table")
+        label = name
     elif isinstance(source, Mapping):
         df = _from_dict(source, kind)
         label = name
     elif isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
-        df, tag = _from_file(source, kind)
+        df, tag = _from_file(source, kind, columns)
         label = name if name is not None else tag
+    elif hasattr(source, _DATASET_METHOD[kind]):  # an ir_datasets dataset
+        df = _from_records(getattr(source, _DATASET_METHOD[kind])(), kind, columns)
+        label = name
+    elif isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):
+        df = _from_records(source, kind, columns)
+        label = name
     else:
         raise ValueError(
-            f"{kind} must be a file path, a pandas DataFrame or a dict {{query_id: {{doc_id: value}}}} "
-            f"(or a binary file object), got {type(source).__name__}"
+            f"{kind} must be a file path (TREC, Parquet or Feather), a pandas DataFrame, a dict "
+            f"{{query_id: {{doc_id: value}}}}, records (namedtuples, dataclasses or dicts) or an "
+            f"ir_datasets dataset, got {type(source).__name__}"
         )
     df.attrs["name"] = label
     return df
 
+
+# --------------------------------------------------------------------------- column names
+
+#: The names a column of a DataFrame, Arrow table, Parquet/Feather file or record may have,
+#: tried in this order: rankkit's (which are also ir_datasets' and ir_measures'), then
+#: pyterrier's. ``rank`` (1 = first) stands for a run's ``score`` when there is none:
+#: the score is then minus the rank. Other names: ``columns={"their name": "query_id", ...}``.
+COLUMN_NAMES: dict[str, tuple[str, ...]] = {
+    "query_id": ("query_id", "qid"),
+    "doc_id": ("doc_id", "docno"),
+    "relevance": ("relevance", "label"),
+    "score": ("score", "rank"),
+}
+
+_DATASET_METHOD = {"qrels": "qrels_iter", "run": "scoreddocs_iter"}  # ir_datasets' iterators
+
+
+def _check_columns(columns: Any) -> dict[str, str]:
+    """``columns=`` as role -> the input's name (it is given as name -> role, like
+    ``DataFrame.rename(columns=...)``)."""
+    if columns is None:
+        return {}
+    if not isinstance(columns, Mapping):
+        raise ValueError(f"columns must be a dict {{your column: rankkit column}}, got {type(columns).__name__}")
+    roles = (*COLUMN_NAMES, "rank")
+    out: dict[str, str] = {}
+    for theirs, role in columns.items():
+        if role not in roles:
+            raise ValueError(f"columns[{theirs!r}] must be one of {', '.join(roles)}, got {role!r}")
+        if role in out:
+            raise ValueError(f"columns names two columns {out[role]!r} and {theirs!r} as {role!r}")
+        out[role] = theirs
+    return out
+
+
+def _find_columns(names: list, kind: str, columns: dict[str, str], what: str,
+                  noun: str = "columns") -> tuple[Any, Any, Any, bool]:
+    """The input's names for the query id, document id and value columns of ``kind``, and
+    whether that value is a rank (the score is then minus it)."""
+    def first(candidates):
+        return next((c for c in candidates if c in names), None)
+
+    query = first((columns["query_id"],) if "query_id" in columns else COLUMN_NAMES["query_id"])
+    doc = first((columns["doc_id"],) if "doc_id" in columns else COLUMN_NAMES["doc_id"])
+    is_rank = False
+    if kind == "qrels":
+        value = first((columns["relevance"],) if "relevance" in columns else COLUMN_NAMES["relevance"])
+    elif "score" in columns or "rank" in columns:
+        value, is_rank = (first((columns["score"],)), False) if "score" in columns else (first((columns["rank"],)), True)
+    else:
+        value = first(("score",))
+        if value is None:
+            value, is_rank = first(("rank",)), True
+    roles = ("query_id", "doc_id", _FORMATS[kind][0])
+    missing = [role for role, name in zip(roles, (query, doc, value)) if name is None]
+    if missing:
+        wanted = ", ".join(f"{role} (or {' or '.join(COLUMN_NAMES[role][1:])})" for role in roles)
+        raise ValueError(
+            f"{what} must have {noun} {wanted}; missing {', '.join(missing)}; it has "
+            f"{', '.join(map(str, names)) or 'none'} (name yours with columns={{'yours': '{missing[0]}'}})"
+        )
+    return query, doc, value, is_rank
+
+
+# --------------------------------------------------------------------------- frames
 
 def _frame(query_ids: pa.Array | pd.Series, doc_ids: pa.Array | pd.Series, values: np.ndarray,
            kind: str) -> pd.DataFrame:
@@ -328,34 +426,34 @@ def _as_labels(values: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- DataFrame
 
-def _from_frame(df: pd.DataFrame, kind: str) -> pd.DataFrame:
+def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = None,
+                what: str | None = None) -> pd.DataFrame:
+    """A DataFrame with rankkit's, pyterrier's or ``columns=``'s names (:data:`COLUMN_NAMES`)."""
+    what = what or f"{kind} DataFrame"
+    query, doc, value, is_rank = _find_columns(list(df.columns), kind, columns or {}, what)
     value_col = _FORMATS[kind][0]
-    missing = [c for c in ("query_id", "doc_id", value_col) if c not in df.columns]
-    if missing:
-        raise ValueError(
-            f"{kind} DataFrame must have columns query_id, doc_id, {value_col}; missing {', '.join(missing)}"
-        )
     ids = []
-    for col in ("query_id", "doc_id"):
+    for col in (query, doc):
         series = df[col]
         if series.isna().any():
             row = _plain(series.index[series.isna().to_numpy()][0])
-            raise ValueError(f"{kind} DataFrame: {col} is missing in row {row!r}")
-        if col == "query_id" and isinstance(series.dtype, pd.CategoricalDtype):
+            raise ValueError(f"{what}: {col} is missing in row {row!r}")
+        if col == query and isinstance(series.dtype, pd.CategoricalDtype):
             ids.append(_canonical_categories(series))
         else:
             ids.append(_arrow_strings(series))
-    raw = df[value_col]
+    raw = df[value]
     try:
         values = raw.to_numpy(dtype=np.float64)
     except (TypeError, ValueError):
         values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
         bad = np.isnan(values) & raw.notna().to_numpy()
         row = _plain(raw.index[bad][0] if bad.any() else raw.index[0])
-        raise ValueError(f"{kind} DataFrame: {value_col} must be a number, got {raw[row]!r} in row {row!r}") from None
-    out = _frame(ids[0], ids[1], values, kind)
-    _check_values(out, kind, where=f"{kind} DataFrame")
-    _check_duplicates(out, kind, where=f"{kind} DataFrame")
+        name = value_col if value == value_col else f"{value_col} ({value})"
+        raise ValueError(f"{what}: {name} must be a number, got {raw[row]!r} in row {row!r}") from None
+    out = _frame(ids[0], ids[1], 0.0 - values if is_rank else values, kind)
+    _check_values(out, kind, where=what)
+    _check_duplicates(out, kind, where=what)
     return out
 
 
@@ -373,6 +471,140 @@ def _arrow_strings(series: pd.Series) -> pa.ChunkedArray:
         if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
             return chunked
     return pa.chunked_array([_text_array(series.to_numpy(dtype=object).tolist())])
+
+
+# --------------------------------------------------------------------------- records
+
+def _from_records(records: Iterable, kind: str, columns: dict[str, str]) -> pd.DataFrame:
+    """Namedtuples (ir_datasets' ``qrels_iter()``, ``scoreddocs_iter()``; ir_measures'
+    ``Qrel``, ``ScoredDoc``), dataclasses or dicts, all of the first one's type."""
+    what = f"{kind} records"
+    it = iter(records)
+    head = next(it, None)
+    if head is None:
+        raise ValueError(f"{what}: none given, expected {kind} records")
+    if isinstance(head, Mapping):
+        names, get = list(head), itemgetter
+    elif hasattr(head, "_fields") or dataclasses.is_dataclass(head):
+        names = list(head._fields) if hasattr(head, "_fields") else [f.name for f in dataclasses.fields(head)]
+        get = attrgetter
+    else:
+        raise ValueError(f"{what} must be namedtuples, dataclasses or dicts with named fields, "
+                         f"got {type(head).__name__}")
+    query, doc, value, is_rank = _find_columns(names, kind, columns, f"{what} ({type(head).__name__})", "fields")
+    fields = get(query, doc, value)
+    try:
+        rows = [fields(head), *map(fields, it)]  # the one pass over the records
+    except (AttributeError, KeyError, TypeError) as err:
+        raise ValueError(f"{what}: a record after the first lacks a field of the first ({err})") from None
+    q, d, v = zip(*rows)
+    frame = pd.DataFrame({"query_id": pd.Series(q, dtype=object), "doc_id": pd.Series(d, dtype=object),
+                          "v": pd.Series(v, dtype=object)})
+    rename = {"query_id": "query_id", "doc_id": "doc_id", "v": "rank" if is_rank else _FORMATS[kind][0]}
+    return _from_frame(frame.rename(columns=rename), kind, None, what)
+
+
+# --------------------------------------------------------------------------- Arrow, Parquet, Feather
+
+def _from_arrow(table: pa.Table, kind: str, columns: dict[str, str], what: str) -> pd.DataFrame:
+    """An Arrow table (read from Parquet or Feather) without a detour through Python objects:
+    text ids as they are, integer ids as text, values as float64."""
+    query, doc, value, is_rank = _find_columns(table.column_names, kind, columns, what)
+    parts = []
+    for name in (query, doc, value):
+        col = table.column(name)
+        if col.null_count:
+            row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+            raise ValueError(f"{what}: {name} is missing in row {row}")
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        parts.append(col)
+    ids = []
+    for name, col in zip((query, doc), parts[:2]):
+        if pa.types.is_integer(col.type) or pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            ids.append(col.cast(pa.large_string()))
+        elif _is_binary(col.type):
+            ids.append(col)
+        else:
+            raise ValueError(f"{what}: {name} must hold text or integer ids, got {col.type}")
+    if not (pa.types.is_integer(parts[2].type) or pa.types.is_floating(parts[2].type)
+            or pa.types.is_decimal(parts[2].type)):
+        raise ValueError(f"{what}: {value} must hold numbers, got {parts[2].type}")
+    values = parts[2].cast(pa.float64()).to_numpy()
+    out = _frame(ids[0], ids[1], 0.0 - values if is_rank else values, kind)
+    _check_values(out, kind, where=what)
+    _check_duplicates(out, kind, where=what)
+    return out
+
+
+_PARQUET, _FEATHER = b"PAR1", b"ARROW1"  # the magic bytes a file starts with
+
+
+def _columnar(source: Any) -> tuple[str, Any] | None:
+    """("Parquet" or "Feather", something pyarrow reads natively) if ``source`` is such a
+    file, else None. A file object is read into memory (pyarrow's threads must not call
+    back into Python); a path that is not a regular file (a pipe) is left to the TREC parser."""
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            if not os.path.isfile(source):
+                return None
+            with open(source, "rb") as f:
+                head = f.read(64)
+                f.seek(max(os.fstat(f.fileno()).st_size - len(_FEATHER), 0))
+                tail = f.read()
+        except OSError:
+            return None  # the TREC parser names the problem
+        native: Any = os.fspath(source)
+    else:
+        try:
+            if not source.seekable():
+                return None
+            start = source.tell()
+            head = source.read(64)
+            source.seek(0, os.SEEK_END)
+            end = source.tell()
+            source.seek(max(end - len(_FEATHER), start))
+            tail = source.read()
+            source.seek(start)
+        except (OSError, AttributeError, ValueError):
+            return None
+        native = None
+    fmt = next((f for f, magic in (("Parquet", _PARQUET), ("Feather", _FEATHER)) if head.startswith(magic)), None)
+    if fmt is None:
+        return None
+    if not tail.endswith(_PARQUET if fmt == "Parquet" else _FEATHER):  # each ends as it starts
+        if b"\0" not in head:
+            return None  # a text file whose first query id is PAR1, say
+        name = os.fsdecode(source) if native is not None else getattr(source, "name", "file")
+        raise ValueError(f"{name}: starts like a {fmt} file but does not end like one (truncated?)")
+    if native is None:
+        native = pa.BufferReader(source.read())
+    return fmt, native
+
+
+def _read_columnar(fmt: str, native: Any, name: str, kind: str, columns: dict[str, str]) -> pd.DataFrame:
+    """A Parquet or Feather file: only the three columns are read."""
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    what = f"{name} ({fmt})"
+    try:
+        if fmt == "Parquet":
+            schema = pq.read_schema(native)
+        else:
+            with pa.ipc.open_file(pa.memory_map(native) if isinstance(native, str) else native) as f:
+                schema = f.schema
+        if isinstance(native, pa.BufferReader):
+            native.seek(0)
+        query, doc, value, _ = _find_columns(schema.names, kind, columns, what)
+        wanted = list(dict.fromkeys([query, doc, value]))
+        table = (pq.read_table(native, columns=wanted) if fmt == "Parquet"
+                 else feather.read_table(native, columns=wanted))
+    except (pa.ArrowException, OSError) as err:
+        raise ValueError(f"{what}: cannot be read: {str(err).splitlines()[0]}") from None
+    if table.num_rows == 0:
+        raise ValueError(f"{what}: no rows, expected {kind} lines")
+    return _from_arrow(table, kind, columns, what)
 
 
 # --------------------------------------------------------------------------- dict
@@ -418,8 +650,13 @@ def _is_number(value: Any) -> bool:
 
 
 
-def _from_file(source: Any, kind: str) -> tuple[pd.DataFrame, str | None]:
-    """The frame of a TREC file (path or binary file object) and its run tag."""
+def _from_file(source: Any, kind: str, columns: dict[str, str]) -> tuple[pd.DataFrame, str | None]:
+    """The frame of a TREC, Parquet or Feather file (path or binary file object; told apart by
+    their first bytes) and its run tag."""
+    columnar = _columnar(source)
+    if columnar is not None:
+        label = os.fsdecode(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", kind)
+        return _read_columnar(*columnar, str(label), kind, columns), None
     name, query_ids, doc_ids, values, tag = parse_trec_file(source, kind)
     out = _frame(query_ids, doc_ids, values, kind)
     del query_ids, doc_ids, values

@@ -10,6 +10,7 @@ queries at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from itertools import chain
 from typing import Any, Union
 
@@ -234,6 +235,7 @@ def rank(
     depth: int | None = None,
     rel: float = 1,
     judged_only: bool = False,
+    columns: Mapping[str, str] | None = None,
 ) -> Rankings:
     """Join a run with its judgments and order every query: the :class:`Rankings` of a run.
 
@@ -243,10 +245,10 @@ def rank(
 
     Parameters
     ----------
-    qrels : path, DataFrame or dict
+    qrels : path, DataFrame, records or dict
         Anything :func:`rankkit.read_qrels` accepts. Labels below 0 ("pooled but not judged",
         trec_eval) count as unjudged: label 0, ``judged`` False, not in ``ideal``/``n_judged``.
-    run : path, DataFrame or dict
+    run : path, DataFrame, records or dict
         Anything :func:`rankkit.read_run` accepts. The rank column of a TREC file is ignored.
     ties : {"docno", "optimistic", "pessimistic", "average"}, default="docno"
         Order of documents with equal scores within a query:
@@ -271,6 +273,9 @@ def rank(
         Keep only the retrieved documents that have a judgment (label >= 0), in their order,
         after the ``depth`` cut: trec_eval ``-J``. Queries keep their place (``has_run``)
         even when none of their documents is judged.
+    columns : dict, optional
+        Other column names of the qrels and the run, as :func:`rankkit.read_qrels` takes them
+        (``{"topic": "query_id", "grade": "relevance", "sim": "score"}``).
 
     Returns
     -------
@@ -311,8 +316,8 @@ def rank(
     check_rel(rel)
     if not isinstance(judged_only, (bool, np.bool_)):
         raise ValueError(f"judged_only must be True or False, got {judged_only!r}")
-    qrels = read_qrels(qrels)
-    run = read_run(run)
+    qrels = read_qrels(qrels, columns=columns)
+    run = read_run(run, columns=columns)
     run_name = run.attrs.get("name")
     # Arrays of ~n_run elements are freed (del) as soon as they are used: at 10 million
     # lines each one is 40-80 MB.

@@ -69,6 +69,7 @@ def compare(
     queries: str = "run",
     ties: str = "docno",
     bootstrap_ci: str = "bca",
+    columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Compare systems on the same queries: paired test, interval, effect size.
 
@@ -122,6 +123,9 @@ def compare(
     bootstrap_ci : {"bca", "percentile"}, default="bca"
         Bootstrap interval: bias-corrected and accelerated (scipy's default) or
         percentile.
+    columns : dict, optional
+        Other column names of the qrels and runs, passed to :func:`rankkit.evaluate`
+        (``{"topic": "query_id", "sim": "score"}``).
 
     Returns
     -------
@@ -198,7 +202,7 @@ def compare(
     if baseline is not None and baseline not in runs:
         raise ValueError(f"baseline must be one of {names!r}, got {baseline!r}")
 
-    tables, metrics = _per_query_tables(qrels, runs, metrics, queries=queries, ties=ties)
+    tables, metrics = _per_query_tables(qrels, runs, metrics, queries=queries, ties=ties, columns=columns)
     scores = _align(tables, metrics, queries)  # (n_systems, n_metrics, n_queries)
     n_queries = scores.shape[2]
     if n_queries < 2:
@@ -256,7 +260,7 @@ def _check_seed(seed) -> None:
         raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
 
 
-def _per_query_tables(qrels, runs, metrics, *, queries, ties):
+def _per_query_tables(qrels, runs, metrics, *, queries, ties, columns):
     """Per-query DataFrames (one column per metric), scoring runs with ``evaluate``."""
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -284,22 +288,22 @@ def _per_query_tables(qrels, runs, metrics, *, queries, ties):
 
         # evaluate() names columns by the spec as written; a trec_eval list such as
         # "P.5,10" expands to several columns.
-        columns = list(expand_metrics(metrics))
+        metric_columns = list(expand_metrics(metrics))
     elif metrics is None:
-        columns = [c for c in next(iter(runs.values())).columns]
-        if not columns:
+        metric_columns = [c for c in next(iter(runs.values())).columns]
+        if not metric_columns:
             raise ValueError("the per-query tables have no metric columns")
     else:
-        columns = metrics
+        metric_columns = metrics
     tables = {}
     for name, run in runs.items():
         if name in to_score:
-            run = evaluate(qrels, run, metrics, ties=ties, queries=queries)
-        missing = [m for m in columns if m not in run.columns]
+            run = evaluate(qrels, run, metrics, ties=ties, queries=queries, columns=columns)
+        missing = [m for m in metric_columns if m not in run.columns]
         if missing:
             raise ValueError(f"system {name!r} has no column for metric(s) {missing!r}")
-        tables[name] = run.loc[:, columns]
-    return tables, [str(c) for c in columns]
+        tables[name] = run.loc[:, metric_columns]
+    return tables, [str(c) for c in metric_columns]
 
 
 def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:

@@ -257,7 +257,9 @@ class TestBadInput:
     def test_missing_file_and_bad_types(self, tmp_path):
         with pytest.raises(ValueError, match=r"nope\.txt: no such file$"):
             read_run(tmp_path / "nope.txt")
-        with pytest.raises(ValueError, match="qrels must be a file path, a pandas DataFrame or a dict"):
+        with pytest.raises(ValueError, match=r"qrels must be a file path \(TREC, Parquet or Feather\), a pandas DataFrame"):
+            read_qrels(42)
+        with pytest.raises(ValueError, match="qrels records must be namedtuples, dataclasses or dicts with named fields, got tuple"):
             read_qrels([("q", "d", 1)])
         with pytest.raises(ValueError, match="missing relevance"):
             read_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1]}))

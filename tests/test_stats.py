@@ -445,7 +445,7 @@ def test_runs_are_scored_with_evaluate(monkeypatch):
     calls = []
     scores = {"run_a": [0.2, 0.4, 0.6], "run_b": [0.3, 0.6, 0.6]}
 
-    def fake_evaluate(qrels, run, metrics, *, ties, queries):
+    def fake_evaluate(qrels, run, metrics, *, ties, queries, columns=None):
         calls.append((qrels, run, metrics, ties, queries))
         return pd.DataFrame({"AP": scores[run]}, index=pd.Index(["q1", "q2", "q3"], name="query_id"))
 
@@ -562,7 +562,7 @@ def fake_scoring(monkeypatch):
     }
     index = pd.Index(["q1", "q2", "q3", "q4"], name="query_id")
 
-    def fake_evaluate(qrels, run, metrics, *, ties, queries):
+    def fake_evaluate(qrels, run, metrics, *, ties, queries, columns=None):
         assert qrels == "QRELS-TABLE"
         return pd.DataFrame({m: scores[run][m] for m in metrics}, index=index)
 
