@@ -132,16 +132,22 @@ def _kwargs(metric: Metric, defaults: dict[str, Any]) -> dict[str, Any]:
 def _score(r: Rankings, columns: dict[str, Metric], defaults: dict[str, Any]) -> pd.DataFrame:
     data = {}
     batches: dict[tuple, list[tuple[str, Any]]] = {}  # metrics computed together (MetricInfo.batch)
+    judged: Rankings | None = None  # r.judged_only(), for specs with judged_only=True
     for column, metric in columns.items():
         info, kwargs = metric.info, _kwargs(metric, defaults)
+        only = bool(kwargs.pop("judged_only", False))
+        if only and judged is None:
+            judged = r.judged_only()
         if info.batch is not None:
             value = kwargs.pop(info.params[0])
-            batches.setdefault((metric.name, tuple(sorted(kwargs.items()))), []).append((column, value))
+            batches.setdefault((metric.name, only, tuple(sorted(kwargs.items()))), []).append((column, value))
             continue
         dtype = object if info.kind == "str" else np.float64
-        data[column] = np.asarray(_call(column, info.func, r, kwargs), dtype=dtype).reshape(r.n_queries)
-    for (name, kwargs), members in batches.items():
-        values = _call(members[0][0], REGISTRY[name].batch, r, dict(kwargs), [v for _, v in members])
+        on = judged if only else r
+        data[column] = np.asarray(_call(column, info.func, on, kwargs), dtype=dtype).reshape(r.n_queries)
+    for (name, only, kwargs), members in batches.items():
+        on = judged if only else r
+        values = _call(members[0][0], REGISTRY[name].batch, on, dict(kwargs), [v for _, v in members])
         for j, (column, _) in enumerate(members):
             data[column] = values[:, j]
     table = pd.DataFrame(data, index=pd.Index(r.query_ids, name="query_id"), columns=list(columns))

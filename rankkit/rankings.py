@@ -9,7 +9,7 @@ queries at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from collections.abc import Mapping
 from itertools import chain
 from typing import Any, Union
@@ -144,6 +144,28 @@ class Rankings:
         counts = np.bincount(ids)
         means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
         return means[ids].reshape(values.shape)
+
+    def judged_only(self) -> "Rankings":
+        """The same queries with only their judged documents, in their order (trec_eval
+        ``-J``; ir_measures ``judged_only=True``): unjudged documents leave the ranking, and
+        the documents below them move up.
+
+        Examples
+        --------
+        >>> r = Rankings(np.array([[1., 0, 2]]), np.array([[True, False, True]]), np.array([3]),
+        ...              np.array([[2., 1]]), np.array([2]), pd.Index(["q"]))
+        >>> r.judged_only().labels, r.judged_only().lengths
+        (array([[1., 2., 0.]]), array([2]))
+        """
+        order = np.argsort(~self.judged, axis=1, kind="stable")  # judged first, in rank order
+        lengths = self.judged.sum(axis=1).astype(np.int64)
+        inside = np.arange(self.depth) < lengths[:, None]
+
+        def moved(matrix):
+            return None if matrix is None else np.take_along_axis(matrix, order, axis=1)
+
+        return replace(self, labels=np.where(inside, moved(self.labels), 0.0), judged=inside, lengths=lengths,
+                       ties=moved(self.ties), pooled=None if self.pooled is None else moved(self.pooled) & inside)
 
     def result(self, values: np.ndarray) -> Union[float, np.ndarray]:
         """A Python float for a single 1-D list, else the per-query array."""

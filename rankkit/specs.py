@@ -436,15 +436,19 @@ class Metric:
         kwargs = self.kwargs
         if self.k is not None:
             kwargs["k"] = self.k
+        if kwargs.pop("judged_only", False):
+            from .rankings import as_rankings  # late: rankings imports io, not specs
+
+            rankings = as_rankings(rankings).judged_only()
         return self.info.func(rankings, **kwargs)
 
 
 def _metric(name: str, params: dict[str, Any], k: int | None, spec: str) -> Metric:
     """A Metric with its parameters checked against the registry row and put in its order."""
     info = REGISTRY[name]
-    unknown = sorted(set(params) - set(info.params))
+    unknown = sorted(set(params) - set(info.params) - {"judged_only"})
     if unknown:
-        allowed = ", ".join(info.params) if info.params else "none"
+        allowed = ", ".join((*info.params, "judged_only"))
         raise ValueError(
             f"metric {name} does not take parameter(s) {', '.join(unknown)} "
             f"(allowed: {allowed}) in metric spec {spec!r}"
@@ -454,7 +458,11 @@ def _metric(name: str, params: dict[str, Any], k: int | None, spec: str) -> Metr
         raise ValueError(f"metric {name} needs parameter(s) {', '.join(missing)} in metric spec {spec!r}")
     if k is not None and not info.cutoff:
         raise ValueError(f"metric {name} takes no cutoff @k, in metric spec {spec!r}")
-    ordered = tuple((p, _freeze(params[p])) for p in info.params if p in params)
+    if "judged_only" in params and not isinstance(params["judged_only"], bool):
+        raise ValueError(f"judged_only must be True or False, got {params['judged_only']!r} in metric spec {spec!r}")
+    ordered = tuple((p, _freeze(params[p])) for p in (*info.params, "judged_only") if p in params)
+    if ("judged_only", False) in ordered:
+        ordered = tuple(pair for pair in ordered if pair != ("judged_only", False))  # the default
     return Metric(name, ordered, k)
 
 

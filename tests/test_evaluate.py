@@ -113,9 +113,10 @@ def test_k_must_be_positive_integer(spec, value):
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("P(foo=1)@5", r"metric P does not take parameter\(s\) foo \(allowed: rel\)"),
-        ("num_ret(rel=2)", r"metric num_ret does not take parameter\(s\) rel \(allowed: none\)"),
-        ("nDCG(p=0.5, q=1)", r"does not take parameter\(s\) p, q \(allowed: gain, discount, base\)"),
+        ("P(foo=1)@5", r"metric P does not take parameter\(s\) foo \(allowed: rel, judged_only\)"),
+        ("num_ret(rel=2)", r"metric num_ret does not take parameter\(s\) rel \(allowed: judged_only\)"),
+        ("nDCG(p=0.5, q=1)", r"does not take parameter\(s\) p, q \(allowed: gain, discount, base, judged_only\)"),
+        ("AP(judged_only=1)", r"judged_only must be True or False, got 1"),
         ("P(2)@5", r"parameters must be named"),
         ("P(rel=)@5", r"cannot parse the parameters"),
         ("P(rel=1+x)@5", r"the value of 'rel' must be a literal"),
@@ -449,3 +450,18 @@ def test_rbp_resid_alias_is_zero_without_unjudged_documents():
     assert table.loc["q1"].tolist() == pytest.approx([0.0, 0.9**2])  # all judged
     assert table.loc["q2"].tolist() == pytest.approx([0.1 * 0.9 + 0.9**2] * 2)  # x unjudged
     assert table.loc["q3"].tolist() == [0.0, 1.0]  # missing from the run (-c)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-1, 2), min_size=1, max_size=12), st.integers(1, 6))
+def test_judged_only_spec_equals_evaluating_judged_only(grades, k):
+    """``judged_only=True`` on one spec (ir_measures' parameter) equals trec_eval's -J for
+    the whole evaluation; -1 in ``grades`` is a retrieved document without judgment."""
+    qrels = {"q": {f"d{i}": g for i, g in enumerate(grades) if g >= 0} | {"extra": 1}}
+    run = {"q": {f"d{i}": float(-i) for i in range(len(grades))}}
+    specs = ["AP", f"P@{k}", f"nDCG@{k}", "RR", "bpref", "iprec(recall=0.2)"]
+    per_spec = evaluate(qrels, run, [s.replace("@", "(judged_only=True)@", 1) if "@" in s
+                                     else (s[:-1] + ", judged_only=True)" if s.endswith(")") else s + "(judged_only=True)")
+                                     for s in specs])
+    whole = evaluate(qrels, run, specs, judged_only=True)
+    np.testing.assert_array_equal(per_spec.to_numpy(), whole.to_numpy())
