@@ -31,22 +31,28 @@ $(VENV)/.bench: $(VENV)/.test
 # Rendered HTML reads as a lesson: cells tagged remove-input show only their output; math is
 # typeset by a copy of MathJax next to the pages (no network).
 HTML   := --to html --TagRemovePreprocessor.enabled=True --TagRemovePreprocessor.remove_input_tags remove-input \
+          --TagRemovePreprocessor.remove_cell_tags remove-cell \
           --HTMLExporter.mathjax_url='mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe'
 
 demo: $(VENV)/.notebooks
 	$(PY) -m jupyter nbconvert --log-level=ERROR --execute $(HTML) --output-dir $(OUT) notebooks/*.ipynb
 	$(PY) -c "import jupyter_server_mathjax as m, pathlib, shutil; shutil.copytree(pathlib.Path(m.__file__).parent / 'static', '$(OUT)/mathjax', dirs_exist_ok=True)"
+	sed -i 's/\(href="[0-9][0-9]_[a-z_]*\)\.ipynb/\1.html/g' $(OUT)/*.html   # links between notebooks
 	$(PY) -m rankkit evaluate data/example.qrels data/example.run -m nDCG@10 -m AP -m RR -m P@10 -m R@100
 	@echo "(The two warnings are expected: the example leaves query 149 out of the run and query 150"
 	@echo " out of the judgments on purpose, to show how unscored queries are reported; see data/README.md.)"
 	@echo
 	@echo "Rendered notebooks: $(abspath $(OUT))"
 
-# The notebooks for students: a copy without the cells tagged `solution` (answers to the exercises).
+# The notebooks for students: 00-07 without the cells tagged `solution` (answers to the
+# exercises) or `remove-cell` (checks), with the inputs of `remove-input` checks collapsed.
+# 08, the teacher's checklist, is left out: it shows exercise answers.
 STUDENT ?= build/student
 student: $(VENV)/.notebooks
 	$(PY) -m jupyter nbconvert --log-level=ERROR --to notebook --TagRemovePreprocessor.enabled=True \
-		--TagRemovePreprocessor.remove_cell_tags solution --output-dir $(STUDENT) notebooks/*.ipynb
+		--TagRemovePreprocessor.remove_cell_tags solution --TagRemovePreprocessor.remove_cell_tags remove-cell \
+		--output-dir $(STUDENT) notebooks/0[0-7]_*.ipynb
+	$(PY) notebooks/collapse_checks.py $(STUDENT)
 	@echo "Student notebooks (no solutions): $(abspath $(STUDENT))"
 
 # Unit, conformance, doctests and strict nbval on every notebook, with the locked versions.

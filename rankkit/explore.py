@@ -89,7 +89,15 @@ def _display(obj) -> None:
         # backend happens to be active; text/plain is the Figure's usual repr
         display({"image/png": _png(obj), "text/plain": repr(obj)}, raw=True)
     else:
-        display(obj)
+        # the widget's view, with a text form for readers without a widget front end (an
+        # HTML rendering, a terminal) instead of its long repr
+        bundle = obj._repr_mimebundle_()
+        bundle = dict(bundle[0] if isinstance(bundle, tuple) else bundle)
+        bundle["text/plain"] = _NO_FRONT_END
+        display(bundle, raw=True)
+
+
+_NO_FRONT_END = "(live controls for the figure above: run the notebook in Jupyter to move them)"
 
 
 def _table(values: dict[str, float]) -> str:

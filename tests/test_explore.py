@@ -187,3 +187,16 @@ def test_widget_callbacks_update_the_numbers_and_the_picture():
         assert ex.state["order"] == [2, 1, 0] and "order must name each document once" in ex._html.value
     finally:
         module._display = original
+
+
+def test_widget_text_form_is_one_line_not_its_repr(monkeypatch):
+    """An HTML rendering shows a widget's text/plain: one sentence, not ``VBox(children=...``."""
+    pytest.importorskip("ipywidgets")
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False: shown.append(obj))
+    explore.cutoffs(LABELS, k=2)
+    widget_bundle = shown[1]
+    assert widget_bundle["text/plain"] == "(live controls for the figure above: run the notebook in Jupyter to move them)"
+    assert "application/vnd.jupyter.widget-view+json" in widget_bundle

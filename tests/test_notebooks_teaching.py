@@ -8,6 +8,8 @@ check what the notebooks are made of.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -39,7 +41,7 @@ def student(nb) -> nbformat.NotebookNode:
     """The notebook as ``make student`` writes it (the same preprocessor and options)."""
     config = Config()
     config.TagRemovePreprocessor.enabled = True
-    config.TagRemovePreprocessor.remove_cell_tags = {"solution"}
+    config.TagRemovePreprocessor.remove_cell_tags = {"solution", "remove-cell"}
     out, _ = TagRemovePreprocessor(config=config).preprocess(nbformat.from_dict(nb), {})
     return out
 
@@ -57,12 +59,25 @@ def test_at_least_18_exercises_with_checked_answers():
     assert sum(len(solutions(read(p))) for p in NOTEBOOKS) >= 18
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_make_student_copies_00_to_07_and_collapses_checks(tmp_path):
+    """08 (the teacher's checklist) shows exercise answers: it stays out of the student copy."""
+    rule = (ROOT / "Makefile").read_text()
+    assert "remove_cell_tags solution --TagRemovePreprocessor.remove_cell_tags remove-cell" in rule
+    assert "notebooks/0[0-7]_*.ipynb" in rule and "notebooks/collapse_checks.py $(STUDENT)" in rule
+    for path in NOTEBOOKS[:8]:
+        nbformat.write(student(read(path)), tmp_path / path.name)
+    subprocess.run([sys.executable, str(ROOT / "notebooks" / "collapse_checks.py"), str(tmp_path)], check=True)
+    for path in sorted(tmp_path.glob("*.ipynb")):
+        checks = [c for c in read(path).cells if "remove-input" in tags(c)]
+        assert all(c.metadata["jupyter"]["source_hidden"] for c in checks), path.name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS[:8], ids=lambda p: p.stem)
 def test_student_copy_has_no_answer_and_still_runs(path):
     nb = read(path)
     copy = student(nb)
-    assert not [c for c in copy.cells if "solution" in tags(c)]
-    assert len(copy.cells) == len(nb.cells) - sum("solution" in tags(c) for c in nb.cells)
+    assert not [c for c in copy.cells if tags(c) & {"solution", "remove-cell"}]
+    assert len(copy.cells) == len(nb.cells) - sum(bool(tags(c) & {"solution", "remove-cell"}) for c in nb.cells)
     # Every remaining cell runs without the answers (no question depends on a solution).
     NotebookClient(copy, timeout=120, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
