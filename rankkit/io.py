@@ -569,6 +569,8 @@ def _columnar(source: Any) -> tuple[str, Any] | None:
         except (OSError, AttributeError, ValueError):
             return None
         native = None
+    if not isinstance(head, bytes) or not isinstance(tail, bytes):
+        return None  # a text stream: the TREC parser says what it needs
     fmt = next((f for f, magic in (("Parquet", _PARQUET), ("Feather", _FEATHER)) if head.startswith(magic)), None)
     if fmt is None:
         return None

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ import numpy as np
 from . import binary, graded, judgments, sets
 
 __all__ = [
-    "Metric", "MetricInfo", "TrecName", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "NICKNAMES",
+    "Metric", "MetricInfo", "TrecName", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "NICKNAMES", "IR_MEASURES",
     "parse_metric", "expand_metrics", "trec_columns",
 ]
 
@@ -417,6 +417,9 @@ class Metric:
     name: str
     params: tuple[tuple[str, Any], ...] = ()
     k: int | None = None
+    #: The ir_measures spelling it was parsed from, printed back by ``str()`` (as
+    #: ir_measures prints its measures); None for rankkit's and trec_eval's names.
+    written: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def kwargs(self) -> dict[str, Any]:
@@ -428,6 +431,8 @@ class Metric:
         return REGISTRY[self.name]
 
     def __str__(self) -> str:
+        if self.written is not None:
+            return self.written
         args = ", ".join(f"{key}={value!r}" for key, value in self.params)
         return self.name + (f"({args})" if args else "") + (f"@{self.k}" if self.k is not None else "")
 
@@ -549,6 +554,86 @@ def _printed_name(spec: str) -> Metric | None:
     return None
 
 
+# --------------------------------------------------------------------------- ir_measures names
+
+#: ir_measures' measure names (and its aliases) -> the registry row computing the same thing.
+#: Its parameters are translated by :func:`_ir_measures_metric`; the values agree with
+#: ir_measures' own (its providers pytrec_eval, gdeval, cwl_eval, judged, msmarco) per query,
+#: as ``tests/test_ir_measures.py`` checks, except where README's table of differences says.
+IR_MEASURES: dict[str, str] = {
+    "P": "P", "Precision": "P", "R": "R", "Recall": "R", "AP": "AP", "MAP": "AP",
+    "RR": "RR", "MRR": "RR", "nDCG": "nDCG", "NDCG": "nDCG", "Rprec": "Rprec", "RPrec": "Rprec",
+    "Bpref": "bpref", "BPref": "bpref", "Judged": "judged", "Success": "success", "IPrec": "iprec",
+    "NumRet": "num_ret", "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "NumQ": "num_q",
+    "SetP": "SetP", "SetR": "SetR", "SetF": "SetF", "SetAP": "SetAP", "SetRelP": "SetRelP",
+    "infAP": "infAP", "RBP": "RBP", "ERR": "ERR",
+}
+
+#: ir_measures measures whose formulas rankkit does not have (yet): a clear error, not a guess.
+IR_MEASURES_MISSING = ("Compat", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM",
+                       "alpha_nDCG", "alpha_DCG", "NRBP", "nNRBP", "P_IA", "AP_IA", "ERR_IA", "nERR_IA",
+                       "StRecall", "Accuracy")
+
+_IRM_ONLY = {"cutoff", "gains", "dcg", "relative"}  # parameters only ir_measures' names take
+
+
+def _is_ir_measures(name: str, params: dict[str, Any], at: str | None) -> bool:
+    """Whether a spec is in ir_measures' dialect: a name only ir_measures has, one of its
+    own parameters, or IPrec's recall level after ``@``."""
+    if name in IR_MEASURES_MISSING:
+        raise ValueError(f"ir_measures' {name} is not in rankkit yet; known ir_measures names: "
+                         f"{', '.join(IR_MEASURES)}")
+    if name not in IR_MEASURES:
+        return False
+    own = name in REGISTRY or name in NAME_ALIASES
+    return not own or bool(_IRM_ONLY & set(params)) or name == "IPrec"
+
+
+def _ir_measures_metric(name: str, params: dict[str, Any], at: str | None, spec: str) -> Metric:
+    """The Metric of an ir_measures spec (``nDCG(cutoff=10)``, ``IPrec@0.1``, ``NumRet(rel=1)``,
+    ``SetP(relative=True)``, ``nDCG(gains={0: 0, 1: 1, 2: 3}, dcg='exp-log2')@10``)."""
+    row, params = IR_MEASURES[name], dict(params)
+    k = None
+    if "cutoff" in params:
+        if at is not None:
+            raise ValueError(f"metric spec {spec!r} gives the cutoff twice (cutoff= and @)")
+        k = _parse_k(str(params.pop("cutoff")), spec)
+    if row == "iprec":
+        if at is not None:
+            params["recall"] = _recall_level(at, spec)
+        params.setdefault("rounding", "plus_0.9")  # pytrec_eval, ir_measures' provider: trec_eval 9
+    elif at is not None:
+        k = _parse_k(at, spec)
+    if row == "num_ret" and "rel" in params:  # ir_measures prints NumRelRet as NumRet(rel=1)
+        row = "num_rel_ret"
+    if row in ("SetP", "SetRelP") and params.pop("relative", row == "SetRelP"):
+        row = "SetRelP"
+    if row == "nDCG":
+        gains = params.pop("gains", None)
+        dcg = params.pop("dcg", "log2")
+        if dcg not in ("log2", "exp-log2"):
+            raise ValueError(f"dcg must be 'log2' or 'exp-log2', got {dcg!r} in metric spec {spec!r}")
+        if gains is not None:
+            if dcg != "log2":
+                raise ValueError(f"metric spec {spec!r}: gains= goes with dcg='log2' only (as in ir_measures)")
+            if not isinstance(gains, dict):
+                raise ValueError(f"gains must be a dict {{label: gain}}, got {gains!r} in metric spec {spec!r}")
+            params["gain"] = gains
+        elif dcg == "exp-log2":
+            params["gain"] = "exp"
+    return replace(_metric(row, params, k, spec), written=spec.strip())
+
+
+def _recall_level(text: str, spec: str) -> float:
+    try:
+        level = float(text)
+    except ValueError:
+        level = float("nan")
+    if not 0 <= level <= 1:
+        raise ValueError(f"the recall level of IPrec must be a number in [0, 1], got {text!r} in metric spec {spec!r}")
+    return level
+
+
 # --------------------------------------------------------------------------- specs
 
 
@@ -659,8 +744,10 @@ def parse_metric(spec: str | Metric) -> Metric:
         raise ValueError(
             f"cannot parse metric spec {spec!r}: expected NAME(param=value, ...)@k, e.g. nDCG@10"
         )
-    name = _resolve_name(match["name"])
     params = _parse_params(match["params"], spec) if match["params"] is not None else {}
+    if _is_ir_measures(match["name"], params, match["k"]):
+        return _ir_measures_metric(match["name"], params, match["k"], spec)
+    name = _resolve_name(match["name"])
     k = _parse_k(match["k"], spec) if match["k"] is not None else None
     return _metric(name, params, k, spec)
 
