@@ -128,9 +128,10 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="two or more runs; each is named by its file name")
     cmp.add_argument("-m", "--metric", action="append", dest="metrics", metavar="SPEC",
                      required=True, help="metric spec, repeatable")
-    cmp.add_argument("--test", choices=("t", "randomization", "bootstrap"), default="t",
+    cmp.add_argument("--test", choices=("t", "randomization", "bootstrap", "wilcoxon", "tukey"), default="t",
                      help="paired test (default: t)")
-    cmp.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
+    cmp.add_argument("--correction", choices=("holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg",
+                                             "hochberg", "hommel", "fdr_bh", "bh", "fdr_by", "by", "none"),
                      default="holm", help="multiple-comparison correction per metric (default: holm)")
     cmp.add_argument("--baseline", metavar="NAME",
                      help="run every other run is compared with (default: every pair)")

@@ -7,7 +7,7 @@ to a baseline (or between every pair of systems), its confidence interval, the
 p-value of a paired test, the p-value corrected for multiple comparisons, the
 paired effect size and a significance flag.
 
-Three paired tests (two-sided, on the per-query differences ``d = system - baseline``):
+rankkit's own paired tests (two-sided, on the per-query differences ``d = system - baseline``):
 
 * ``"t"``: Student's paired t-test, as :func:`scipy.stats.ttest_rel` (same p-value
   and t-interval to ~1e-15; rankkit sums in query order, see ``rankkit._numerics``).
@@ -20,6 +20,11 @@ Three paired tests (two-sided, on the per-query differences ``d = system - basel
 * ``"bootstrap"``: the bootstrap of the mean difference (Efron & Tibshirani 1993),
   as :func:`scipy.stats.bootstrap` computes it (same resampling stream for the same
   ``numpy.random.Generator``, same BCa formulas).
+
+Besides these, ``test="wilcoxon"`` (:func:`scipy.stats.wilcoxon`), ``test="tukey"``
+(:func:`scipy.stats.tukey_hsd`, all systems at once) or any function returning a p-value;
+the intervals of those are the t-interval (Tukey: its own). Corrections take statsmodels'
+names (:func:`adjust_pvalues`).
 
 The reporting helpers :func:`style` (a pandas Styler for Jupyter), :func:`to_markdown`
 and :func:`to_latex` render a :func:`compare` table with significance marks;
@@ -39,8 +44,11 @@ from scipy import special, stats
 from ._numerics import exact_matmul, query_mean, query_sum
 from ._validation import check_k, check_option, check_probability
 
-TESTS = ("t", "randomization", "bootstrap")
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "tukey")
+#: Corrections by statsmodels' names (``multipletests``); ``bh`` and ``by`` are short for
+#: ``fdr_bh`` and ``fdr_by``, ``hochberg`` for ``simes-hochberg``.
+CORRECTIONS = ("holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hochberg", "hommel",
+               "fdr_bh", "bh", "fdr_by", "by", "none")
 QUERIES = ("run", "qrels")
 BOOTSTRAP_CIS = ("bca", "percentile")
 COLUMNS = [
@@ -95,13 +103,19 @@ def compare(
         The system every other system is compared with (one row per other system).
         None compares every pair: for systems listed ``A, B, C`` the rows are B vs A,
         C vs A and C vs B (``diff = system - baseline``, the later against the earlier).
-    test : {"t", "randomization", "bootstrap"}, default="t"
+    test : {"t", "randomization", "bootstrap", "wilcoxon", "tukey"} or callable, default="t"
         Paired t-test (:func:`scipy.stats.ttest_rel`); paired randomization (sign-flip)
-        test; bootstrap test. See the module docstring and Notes.
-    correction : {"holm", "bonferroni", "bh", "none"} or None, default="holm"
+        test; bootstrap test; Wilcoxon signed-rank test (:func:`scipy.stats.wilcoxon`,
+        its defaults); Tukey's HSD over all systems at once (:func:`scipy.stats.tukey_hsd`:
+        not paired, its p-values and intervals already cover the whole family, so
+        ``correction`` must be "none"); or a function ``test(system, baseline) -> p-value``
+        of two aligned arrays of per-query values. See the module docstring and Notes.
+    correction : str or None, default="holm"
         Multiple-comparison correction applied per metric, across all comparisons of
-        that metric in the table (the family is "all systems on this metric"); see
-        :func:`adjust_pvalues`. None is the same as ``"none"``.
+        that metric in the table (the family is "all systems on this metric"), by
+        statsmodels' names: ``holm``, ``bonferroni``, ``sidak``, ``holm-sidak``,
+        ``simes-hochberg``, ``hommel``, ``fdr_bh``, ``fdr_by`` (see
+        :func:`adjust_pvalues`). None is the same as ``"none"``.
     alpha : float in (0, 1), default=0.05
         Significance level; intervals are at confidence ``1 - alpha``.
     n_resamples : int, default=10_000
@@ -185,8 +199,12 @@ def compare(
     >>> float(exact["p_value"].iloc[0])  # 2**4 sign vectors, 2 as extreme: 2/16
     0.125
     """
-    test = check_option(test, TESTS, "test")
+    if not callable(test):
+        test = check_option(test, TESTS, "test")
     correction = "none" if correction is None else check_option(correction, CORRECTIONS, "correction")
+    if test == "tukey" and correction != "none":
+        raise ValueError(f"correction must be 'none' with test='tukey' (Tukey's HSD corrects for "
+                         f"all pairs itself), got {correction!r}")
     queries = check_option(queries, QUERIES, "queries")
     bootstrap_ci = check_option(bootstrap_ci, BOOTSTRAP_CIS, "bootstrap_ci")
     alpha = check_probability(alpha, "alpha", high_open=True)
@@ -219,8 +237,12 @@ def compare(
     # All comparisons of all metrics as one (n_comparisons, n_queries) block.
     a = scores[sys_idx].transpose(1, 0, 2).reshape(-1, n_queries)
     b = scores[base_idx].transpose(1, 0, 2).reshape(-1, n_queries)
-    res = _paired_stats(a, b, test=test, alpha=alpha, n_resamples=n_resamples,
-                        seed=seed, bootstrap_ci=bootstrap_ci)
+    res = _paired_stats(a, b, test="t" if callable(test) or test in ("wilcoxon", "tukey") else test,
+                        alpha=alpha, n_resamples=n_resamples, seed=seed, bootstrap_ci=bootstrap_ci)
+    if callable(test) or test == "wilcoxon":
+        res["p_value"] = _other_pvalues(a, b, test)
+    elif test == "tukey":
+        res["p_value"], res["ci_low"], res["ci_high"] = _tukey(scores, sys_idx, base_idx, alpha)
 
     n_pairs = len(pairs)
     p_adjusted = np.concatenate([
@@ -243,10 +265,49 @@ def compare(
         "significant": p_adjusted < alpha,
         "n_queries": np.full(len(a), n_queries, dtype=np.int64),
     }, columns=COLUMNS)
-    table.attrs.update(test=test, correction=correction, alpha=alpha,
+    table.attrs.update(test=getattr(test, "__name__", "custom") if callable(test) else test,
+                       correction=correction, alpha=alpha,
                        n_resamples=n_resamples, seed=seed if _is_int(seed) else None,
                        bootstrap_ci=bootstrap_ci)
     return table
+
+
+def _other_pvalues(a: np.ndarray, b: np.ndarray, test) -> np.ndarray:
+    """p-values of a test other than rankkit's own, one per row (comparison): scipy's
+    Wilcoxon signed-rank test (two-sided, its defaults), or the user's function."""
+    if test == "wilcoxon":
+        d = a - b
+        p = np.ones(len(d))
+        some = d.any(axis=1)  # identical systems: p = 1 (scipy refuses all-zero differences)
+        if some.any():
+            p[some] = stats.wilcoxon(d[some], axis=1).pvalue
+        return p
+    p = np.array([_user_pvalue(test, x, y) for x, y in zip(a, b)])
+    return p
+
+
+def _user_pvalue(test, x: np.ndarray, y: np.ndarray) -> float:
+    value = test(x.copy(), y.copy())
+    value = getattr(value, "pvalue", value)  # a scipy result object works too
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"test must return a p-value (a number), got {value!r}") from None
+    if not 0 <= value <= 1:
+        raise ValueError(f"test must return a p-value in [0, 1], got {value!r}")
+    return value
+
+
+def _tukey(scores: np.ndarray, sys_idx: np.ndarray, base_idx: np.ndarray, alpha: float):
+    """Tukey's HSD per metric over all systems (scipy), at the comparisons' pairs."""
+    p, low, high = [], [], []
+    for m in range(scores.shape[1]):
+        res = stats.tukey_hsd(*scores[:, m, :])
+        ci = res.confidence_interval(1 - alpha)
+        p.append(res.pvalue[sys_idx, base_idx])
+        low.append(ci.low[sys_idx, base_idx])
+        high.append(ci.high[sys_idx, base_idx])
+    return np.concatenate(p), np.concatenate(low), np.concatenate(high)
 
 
 def _is_int(x) -> bool:
@@ -511,13 +572,23 @@ def adjust_pvalues(p_values, method: str | None = "holm") -> np.ndarray:
     ----------
     p_values : array-like of shape (m,)
         p-values of one family of tests, each in [0, 1].
-    method : {"holm", "bonferroni", "bh", "none"} or None, default="holm"
-        ``"bonferroni"``: ``min(1, m p_i)`` (controls the family-wise error rate).
-        ``"holm"``: Holm's (1979) step-down, ``p~_(i) = max_{j<=i} min(1, (m-j+1) p_(j))``
-        for p-values sorted ascending (FWER, uniformly more powerful than Bonferroni).
-        ``"bh"``: Benjamini & Hochberg (1995), controls the false discovery rate,
-        computed by :func:`scipy.stats.false_discovery_control`.
-        ``"none"``/None: unchanged.
+    method : str or None, default="holm"
+        statsmodels' names (``statsmodels.stats.multitest.multipletests``), computed here
+        without statsmodels (its results equal within 1e-12, ``tests/test_stats.py``);
+        ``p_(i)`` below are the p-values sorted ascending, ``m`` their number:
+
+        - ``"bonferroni"``: ``min(1, m p_i)`` (family-wise error rate, FWER);
+        - ``"sidak"``: ``1 - (1 - p_i)^m`` (FWER, independent tests);
+        - ``"holm"``: Holm's (1979) step-down, ``max_{j<=i} min(1, (m-j+1) p_(j))`` (FWER,
+          uniformly more powerful than Bonferroni);
+        - ``"holm-sidak"``: the same step-down with ``1 - (1 - p_(j))^(m-j+1)``;
+        - ``"simes-hochberg"`` (``"hochberg"``): Hochberg's (1988) step-up,
+          ``min_{j>=i} min(1, (m-j+1) p_(j))``;
+        - ``"hommel"``: Hommel's (1988) procedure, adjusted p-values as Wright (1992) gives them;
+        - ``"fdr_bh"`` (``"bh"``): Benjamini & Hochberg (1995), false discovery rate (FDR);
+        - ``"fdr_by"`` (``"by"``): Benjamini & Yekutieli (2001), FDR under any dependence;
+          both by :func:`scipy.stats.false_discovery_control`;
+        - ``"none"``/None: unchanged.
 
     Returns
     -------
@@ -544,13 +615,42 @@ def adjust_pvalues(p_values, method: str | None = "holm") -> np.ndarray:
         return p.copy()
     if method == "bonferroni":
         return np.minimum(p * m, 1.0)
-    if method == "bh":
-        return stats.false_discovery_control(p, method="bh")
+    if method == "sidak":
+        return -np.expm1(m * np.log1p(-p))
+    if method in ("bh", "fdr_bh", "by", "fdr_by"):
+        return stats.false_discovery_control(p, method=method[-2:])
     order = np.argsort(p, kind="stable")
-    stepped = np.maximum.accumulate(np.minimum((m - np.arange(m)) * p[order], 1.0))
+    ranked = p[order]
+    if method == "hommel":
+        stepped = _hommel(ranked)
+    else:
+        factor = m - np.arange(m)  # m, m-1, ..., 1
+        if method == "holm":
+            stepped = np.maximum.accumulate(np.minimum(factor * ranked, 1.0))
+        elif method == "holm-sidak":
+            stepped = np.maximum.accumulate(-np.expm1(factor * np.log1p(-ranked)))
+        else:  # simes-hochberg: step-up
+            stepped = np.minimum.accumulate(np.minimum(factor * ranked, 1.0)[::-1])[::-1]
     out = np.empty(m)
     out[order] = stepped
     return out
+
+
+def _hommel(ranked: np.ndarray) -> np.ndarray:
+    """Hommel's adjusted p-values of p-values sorted ascending (Wright 1992, section 2.4):
+    for each subset size k = m, m-1, ..., 2, the Simes-type bound
+    ``c_k = min_j k p_(m-k+j) / j`` caps the first m-k+1 p-values at ``min(k p_(i), c_k)``
+    and the rest at the cap of p_(m-k+1); an adjusted p-value is the largest of its caps."""
+    m = len(ranked)
+    adjusted = np.full(m, np.min(m * ranked / np.arange(1, m + 1)))
+    for k in range(m - 1, 1, -1):
+        head = m - k + 1  # the first m-k+1 p-values
+        bound = np.min(k * ranked[head:] / np.arange(2, k + 1))
+        cap = np.empty(m)
+        cap[:head] = np.minimum(k * ranked[:head], bound)
+        cap[head:] = cap[head - 1]
+        adjusted = np.maximum(adjusted, cap)
+    return np.minimum(np.maximum(adjusted, ranked), 1.0)
 
 
 # -------------------------------------------------------------------------- reporting
@@ -619,7 +719,8 @@ def _note(table: pd.DataFrame, mark: str, layout: str = "long") -> str:
     correction = attrs.get("correction", "holm")
     test = attrs.get("test", "t")
     tests = {"t": "paired t-test", "randomization": "paired randomization test",
-             "bootstrap": "paired bootstrap test"}
+             "bootstrap": "paired bootstrap test", "wilcoxon": "Wilcoxon signed-rank test",
+             "tukey": "Tukey's HSD"}
     corr = "no correction" if correction == "none" else f"{correction} correction per metric"
     if layout == "wide":
         base = table["baseline"].iloc[0] if len(table) else ""

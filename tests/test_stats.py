@@ -10,7 +10,7 @@ import importlib
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
@@ -384,8 +384,8 @@ def tiny():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"test": "wilcoxon"}, r"test must be one of 't', 'randomization', 'bootstrap', got 'wilcoxon'"),
-    ({"correction": "fdr"}, r"correction must be one of 'holm', 'bonferroni', 'bh', 'none', got 'fdr'"),
+    ({"test": "sign"}, r"test must be one of 't', 'randomization', 'bootstrap', 'wilcoxon', 'tukey', got 'sign'"),
+    ({"correction": "fdr"}, r"correction must be one of 'holm', 'bonferroni', 'sidak', .*'fdr_by', 'by', 'none', got 'fdr'"),
     ({"queries": "all"}, r"queries must be one of 'run', 'qrels', got 'all'"),
     ({"bootstrap_ci": "basic"}, r"bootstrap_ci must be one of 'bca', 'percentile', got 'basic'"),
     ({"alpha": 1.0}, r"alpha must be in \(0, 1\), got 1.0"),
@@ -428,8 +428,8 @@ def test_bad_inputs():
 
 
 def test_adjust_pvalues_errors():
-    with pytest.raises(ValueError, match="method must be one of 'holm', 'bonferroni', 'bh', 'none', got 'by'"):
-        adjust_pvalues([0.1], "by")
+    with pytest.raises(ValueError, match="method must be one of 'holm', 'bonferroni', .*'none', got 'fdr'"):
+        adjust_pvalues([0.1], "fdr")
     with pytest.raises(ValueError, match=r"p_values must be in \[0, 1\]"):
         adjust_pvalues([0.1, 1.5], "holm")
     with pytest.raises(ValueError, match=r"p_values must be one-dimensional, got shape \(1, 2\)"):
@@ -640,7 +640,7 @@ def test_cli_compare_bad_input_exits_2(fake_scoring, capsys, argv, message):
 
 @pytest.mark.parametrize("argv", [
     ["compare", "q.txt", "a", "b"],  # no -m
-    ["compare", "q.txt", "a", "b", "-m", "AP", "--test", "wilcoxon"],
+    ["compare", "q.txt", "a", "b", "-m", "AP", "--test", "sign"],
     ["compare", "q.txt", "a", "b", "-m", "AP", "--correction", "fdr"],
     ["compare", "q.txt", "a", "b", "-m", "AP", "--resamples", "0"],
     ["compare", "q.txt", "a", "b", "-m", "AP", "--format", "html"],
@@ -719,3 +719,68 @@ def test_wide_layout():
         to_markdown(compare(None, {"bm25": a, "neural": b, "rm3": c}, "AP"), layout="wide")
     with pytest.raises(ValueError, match="layout must be one of 'long', 'wide', got 'tall'"):
         to_latex(table, layout="tall")
+
+
+# --------------------------------------------------------------------------- what pyterrier users pick
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=12),
+       st.sampled_from(["holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hommel",
+                        "fdr_bh", "fdr_by"]))
+def test_corrections_equal_statsmodels(p, method):
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    want = multitest.multipletests(np.array(p), method=method)[1]
+    np.testing.assert_allclose(adjust_pvalues(p, method), want, rtol=0, atol=1e-12)
+
+
+def test_correction_aliases():
+    p = [0.01, 0.04, 0.03, 0.2]
+    np.testing.assert_array_equal(adjust_pvalues(p, "bh"), adjust_pvalues(p, "fdr_bh"))
+    np.testing.assert_array_equal(adjust_pvalues(p, "by"), adjust_pvalues(p, "fdr_by"))
+    np.testing.assert_array_equal(adjust_pvalues(p, "hochberg"), adjust_pvalues(p, "simes-hochberg"))
+
+
+def _tables(n_systems=3, n_queries=25, seed=3):
+    rng = np.random.default_rng(seed)
+    index = pd.Index([f"q{i}" for i in range(n_queries)], name="query_id")
+    return {name: pd.DataFrame({"AP": rng.random(n_queries), "nDCG@10": rng.random(n_queries)}, index=index)
+            for name in "ABC"[:n_systems]}
+
+
+def test_wilcoxon_equals_scipy():
+    tables = _tables()
+    table = compare(None, tables, ["AP", "nDCG@10"], test="wilcoxon", correction="none")
+    for row in table.itertuples():
+        want = stats.wilcoxon(tables[row.system][row.metric], tables[row.baseline][row.metric]).pvalue
+        assert abs(row.p_value - want) < 1e-12
+    assert table.attrs["test"] == "wilcoxon"
+
+
+def test_wilcoxon_identical_systems():
+    tables = _tables(2)
+    tables["B"] = tables["A"].copy()
+    assert compare(None, tables, ["AP"], test="wilcoxon").p_value.tolist() == [1.0]
+
+
+def test_tukey_equals_scipy_over_all_systems():
+    tables = _tables()
+    table = compare(None, tables, ["AP"], test="tukey", correction="none")
+    res = stats.tukey_hsd(*[tables[n]["AP"].to_numpy() for n in "ABC"])
+    ci = res.confidence_interval(0.95)
+    for row in table.itertuples():
+        i, j = "ABC".index(row.system), "ABC".index(row.baseline)
+        assert abs(row.p_value - res.pvalue[i, j]) < 1e-12
+        assert abs(row.ci_low - ci.low[i, j]) < 1e-12 and abs(row.ci_high - ci.high[i, j]) < 1e-12
+    with pytest.raises(ValueError, match="correction must be 'none' with test='tukey'"):
+        compare(None, tables, ["AP"], test="tukey")
+
+
+def test_callable_test():
+    tables = _tables()
+    table = compare(None, tables, ["AP"], test=lambda x, y: stats.ttest_rel(x, y), correction="none")
+    plain = compare(None, tables, ["AP"], test="t", correction="none")
+    np.testing.assert_allclose(table.p_value, plain.p_value, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="test must return a p-value in \\[0, 1\\], got 2"):
+        compare(None, tables, ["AP"], test=lambda x, y: 2)
+    with pytest.raises(ValueError, match="test must return a p-value \\(a number\\)"):
+        compare(None, tables, ["AP"], test=lambda x, y: "small")
