@@ -53,7 +53,7 @@ QUERIES = ("run", "qrels")
 BOOTSTRAP_CIS = ("bca", "percentile")
 COLUMNS = [
     "system", "metric", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high",
-    "p_value", "p_adjusted", "effect_size", "significant", "n_queries",
+    "p_value", "p_adjusted", "effect_size", "significant", "n_queries", "wins", "losses",
 ]
 
 # Elements of a resampling matrix generated at once (float64: 32 MB).
@@ -149,8 +149,9 @@ def compare(
         ``mean`` (of the system), ``baseline_mean``, ``diff`` (mean paired difference
         system - baseline), ``ci_low``, ``ci_high`` (confidence interval of ``diff`` at
         ``1 - alpha``), ``p_value``, ``p_adjusted``, ``effect_size`` (paired Cohen's d,
-        mean of d / sd of d with ddof=1), ``significant`` (``p_adjusted < alpha``) and
-        ``n_queries``. ``table.attrs`` records test, correction, alpha, n_resamples,
+        mean of d / sd of d with ddof=1), ``significant`` (``p_adjusted < alpha``),
+        ``n_queries``, ``wins`` and ``losses`` (queries where the system scores above /
+        below the baseline; :func:`pyterrier_view` shows them as pyterrier's ``+``/``-``). ``table.attrs`` records test, correction, alpha, n_resamples,
         seed and bootstrap_ci (used by :func:`to_markdown`, :func:`to_latex`,
         :func:`style`).
 
@@ -264,6 +265,8 @@ def compare(
         "effect_size": res["effect_size"],
         "significant": p_adjusted < alpha,
         "n_queries": np.full(len(a), n_queries, dtype=np.int64),
+        "wins": (a > b).sum(axis=1),
+        "losses": (a < b).sum(axis=1),
     }, columns=COLUMNS)
     table.attrs.update(test=getattr(test, "__name__", "custom") if callable(test) else test,
                        correction=correction, alpha=alpha,
@@ -656,6 +659,45 @@ def _hommel(ranked: np.ndarray) -> np.ndarray:
 # -------------------------------------------------------------------------- reporting
 
 
+def pyterrier_view(table: pd.DataFrame) -> pd.DataFrame:
+    """A :func:`compare` table laid out as pyterrier's ``Experiment(..., baseline=0)``: one
+    row per system (the baseline first), and per metric its mean, ``+`` and ``-`` (queries
+    above / below the baseline), ``p-value``, ``p-value corrected`` and ``reject``; the
+    baseline's own comparison cells are empty.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> idx = pd.Index(["q1", "q2", "q3"], name="query_id")
+    >>> runs = {"bm25": pd.DataFrame({"AP": [0.1, 0.2, 0.3]}, index=idx),
+    ...         "dense": pd.DataFrame({"AP": [0.3, 0.1, 0.5]}, index=idx)}
+    >>> view = pyterrier_view(compare(None, runs, "AP", baseline="bm25"))
+    >>> view[["AP", "AP +", "AP -"]]
+                 AP  AP +  AP -
+    name
+    bm25   0.200000   NaN   NaN
+    dense  0.300000   2.0   1.0
+    """
+    missing = [c for c in COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"table must be a compare() result; missing columns {missing!r}")
+    baselines = table["baseline"].unique()
+    if len(baselines) != 1:
+        raise ValueError(f"pyterrier_view needs one baseline (compare(..., baseline=...)), got {list(baselines)!r}")
+    base = baselines[0]
+    systems = [base, *dict.fromkeys(table["system"])]
+    out = pd.DataFrame(index=pd.Index(systems, name="name"))
+    for metric, rows in table.groupby("metric", sort=False):
+        rows = rows.set_index("system")
+        out[metric] = pd.Series({base: rows["baseline_mean"].iloc[0], **rows["mean"].to_dict()})
+        out[f"{metric} +"] = rows["wins"].astype(float)
+        out[f"{metric} -"] = rows["losses"].astype(float)
+        out[f"{metric} p-value"] = rows["p_value"]
+        out[f"{metric} p-value corrected"] = rows["p_adjusted"]
+        out[f"{metric} reject"] = rows["significant"].astype(object)
+    return out
+
+
 def _fmt_num(x, digits: int, sign: bool = False) -> str:
     if not np.isfinite(x):
         return "inf" if x > 0 else ("-inf" if x < 0 else "nan")
@@ -936,4 +978,4 @@ def _check_digits(digits) -> int:
     return int(digits)
 
 
-__all__ = ["compare", "adjust_pvalues", "style", "to_markdown", "to_latex"]
+__all__ = ["compare", "adjust_pvalues", "pyterrier_view", "style", "to_markdown", "to_latex"]

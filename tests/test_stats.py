@@ -784,3 +784,19 @@ def test_callable_test():
         compare(None, tables, ["AP"], test=lambda x, y: 2)
     with pytest.raises(ValueError, match="test must return a p-value \\(a number\\)"):
         compare(None, tables, ["AP"], test=lambda x, y: "small")
+
+
+def test_pyterrier_view():
+    tables = _tables()
+    table = compare(None, tables, ["AP", "nDCG@10"], baseline="A", correction="holm")
+    view = rankkit.stats.pyterrier_view(table)
+    assert view.index.tolist() == ["A", "B", "C"]
+    assert list(view.columns[:6]) == ["AP", "AP +", "AP -", "AP p-value", "AP p-value corrected", "AP reject"]
+    for name in "BC":
+        d = tables[name]["AP"] - tables["A"]["AP"]
+        assert view.loc[name, "AP +"] == (d > 0).sum() and view.loc[name, "AP -"] == (d < 0).sum()
+        assert abs(view.loc[name, "AP"] - tables[name]["AP"].mean()) < 1e-12
+    assert abs(view.loc["A", "nDCG@10"] - tables["A"]["nDCG@10"].mean()) < 1e-12
+    assert view.loc["A", ["AP +", "AP p-value"]].isna().all()
+    with pytest.raises(ValueError, match="pyterrier_view needs one baseline"):
+        rankkit.stats.pyterrier_view(compare(None, tables, ["AP"]))
