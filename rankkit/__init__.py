@@ -23,8 +23,9 @@ from .binary import (
 from .evaluate import evaluate, parse_metric, score
 from .graded import cumulative_gain, dcg, err, idcg, ndcg, rbp, rbp_residual
 from .io import read_qrels, read_run
+from .join import rank
 from .pairwise import PairCounts, auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
-from .rankings import Rankings, as_rankings, rank
+from .rankings import Rankings, as_rankings
 from .unranked import mae, mse
 
 __version__ = "0.1.0"

@@ -31,7 +31,9 @@ import pandas as pd
 
 from ._numerics import query_sum
 from ._validation import check_option, check_rel
-from .rankings import Rankings, as_rankings, rank
+from .join import TIES as TIE_POLICIES
+from .join import rank
+from .rankings import Rankings, as_rankings
 from .specs import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
 
 __all__ = [
@@ -40,7 +42,6 @@ __all__ = [
 ]
 
 QUERY_POLICIES = ("run", "qrels")
-TIE_POLICIES = ("docno", "optimistic", "pessimistic", "average")
 
 
 # --------------------------------------------------------------------------- scoring

@@ -14,7 +14,7 @@ Column types, chosen for :func:`rankkit.rankings.rank` and measured on a 10-mill
   costs 1-2 bytes a row instead of ~12, and ``rank`` orders and groups by the codes.
 - ``doc_id``: pandas' pyarrow-backed string dtype (``str`` in pandas 3). It comes from the
   parser without a copy into Python objects, and ``rank`` hands it straight back to Arrow
-  and NumPy, where each id becomes a 64-bit key (see ``_string_keys``). A Categorical was
+  and NumPy, where each id becomes a 64-bit key (see :mod:`rankkit._keys`). A Categorical was
   measured and rejected here: unifying the parser's per-block dictionaries of ~2 million
   distinct documents took ~6 s, more than reading the file.
 
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import weakref
 from collections.abc import Iterable, Mapping
 from itertools import chain
 from operator import attrgetter, itemgetter
@@ -44,6 +43,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ._keys import arrow_ids, arrow_strings, doc_keys, id_bytes, is_binary, pair_keys, text_array
 from ._trecfile import FORMATS as _FORMATS
 from ._trecfile import id_text
 from ._trecfile import parse as parse_trec_file
@@ -51,8 +51,6 @@ from ._trecfile import parse as parse_trec_file
 __all__ = ["read_qrels", "read_run", "COLUMN_NAMES"]
 
 Source = Union[str, os.PathLike, IO[bytes], pd.DataFrame, Mapping]
-
-_DOC_KEYS = "rankkit.doc_keys"  # attrs key: the _DocKeys the duplicate check built, for rank
 
 
 def read_qrels(source: Source, *, name: str | None = None,
@@ -285,7 +283,7 @@ def _query_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
         return pd.Series(pd.Categorical([], categories=pd.Index([], dtype=_STR)))
     if not pa.types.is_dictionary(arr.type):
         arr = pc.dictionary_encode(arr)
-    if _is_binary(arr.type.value_type):
+    if is_binary(arr.type.value_type):
         text = _as_text([c.dictionary for c in arr.chunks])
         if text is not None:  # bytes that are all UTF-8: the same indices, text dictionaries
             arr = pa.chunked_array(
@@ -365,22 +363,13 @@ def _as_text(arrays: list[pa.Array]) -> list[pa.Array] | None:
     binary array holds bytes that are not UTF-8."""
     out = []
     for arr in arrays:
-        if _is_binary(arr.type):
+        if is_binary(arr.type):
             try:
                 arr = arr.cast(pa.large_string())  # zero-copy, after checking UTF-8
             except pa.ArrowInvalid:
                 return None
         out.append(arr)
     return out
-
-
-def _is_binary(type_: pa.DataType) -> bool:
-    return pa.types.is_binary(type_) or pa.types.is_large_binary(type_)
-
-
-def _id_bytes(text: str) -> bytes:
-    """An id's bytes: the inverse of :func:`_id_text`."""
-    return text.encode("utf-8", "surrogateescape")
 
 
 _id_text = id_text
@@ -401,20 +390,9 @@ def _sorted_ids(names: list[str], among: list[int] | None = None) -> tuple[list[
     order = sorted(among, key=names.__getitem__)  # code point order: byte order for UTF-8
     index = _id_index([names[i] for i in order])
     if index.dtype == object:  # escaped bytes sort apart in code point order (U+DC80-U+DCFF)
-        order = sorted(among, key=lambda i: _id_bytes(names[i]))
+        order = sorted(among, key=lambda i: id_bytes(names[i]))
         index = pd.Index([names[i] for i in order], dtype=object)
     return order, index
-
-
-def _text_array(values: list) -> pa.Array:
-    """Ids as one Arrow array: large_string, or large_binary of their bytes when some id
-    holds escaped bytes (a column read from a non-UTF-8 file)."""
-    try:
-        return pa.array(values, type=pa.large_string())
-    except (pa.ArrowTypeError, pa.ArrowInvalid):  # not all str: numbers, say
-        return _text_array([v if isinstance(v, str) else str(v) for v in values])
-    except UnicodeEncodeError:
-        return pa.array([_id_bytes(v) for v in values], type=pa.large_binary())
 
 
 def _as_labels(values: np.ndarray) -> np.ndarray:
@@ -438,10 +416,7 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
         if series.isna().any():
             row = _plain(series.index[series.isna().to_numpy()][0])
             raise ValueError(f"{what}: {col} is missing in row {row!r}")
-        if col == query and isinstance(series.dtype, pd.CategoricalDtype):
-            ids.append(_canonical_categories(series))
-        else:
-            ids.append(_arrow_strings(series))
+        ids.append(_query_column(series) if col == query else _doc_column(series))
     raw = df[value]
     try:
         values = raw.to_numpy(dtype=np.float64)
@@ -457,20 +432,33 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
     return out
 
 
+def _query_column(series: pd.Series) -> pd.Series | pa.ChunkedArray:
+    """A query id column, without a Python object per row: Categoricals and integer or
+    object columns through their few distinct values; Arrow strings as they are."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return _canonical_categories(series)
+    if isinstance(series.array, pd.arrays.ArrowStringArray) or isinstance(series.dtype, pd.ArrowDtype):
+        return arrow_strings(series)  # dictionary-encoded by Arrow in _query_series
+    codes, uniques = pd.factorize(series)
+    categories = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
+    return _canonical_categories(pd.Series(pd.Categorical.from_codes(codes, categories)), all_used=True)
+
+
+def _doc_column(series: pd.Series) -> pd.Series | pa.ChunkedArray:
+    """A document id column: the column itself when it already has the readers' dtype (no
+    copy, and its document keys are built once: see :func:`rankkit._keys.doc_keys`);
+    integers through their distinct values; anything else as Arrow text."""
+    if series.dtype == _STR and isinstance(series.array, pd.arrays.ArrowStringArray):
+        return pd.Series(series.array, copy=False)
+    if pd.api.types.is_integer_dtype(series.dtype):
+        codes, uniques = pd.factorize(series)
+        return pa.chunked_array([text_array([str(u) for u in uniques.tolist()]).take(pa.array(codes))])
+    return arrow_strings(series)
+
+
 def _plain(label: Any) -> Any:
     """An index label as Python shows it (``1``, not numpy 2's ``np.int64(1)``)."""
     return label.item() if isinstance(label, np.generic) else label
-
-
-def _arrow_strings(series: pd.Series) -> pa.ChunkedArray:
-    """An id column as Arrow: its own array if Arrow-backed (no copy), else large_string,
-    or large_binary when some id holds escaped bytes (see :func:`_text_array`)."""
-    arr = series.array
-    if isinstance(arr, pd.arrays.ArrowStringArray) or isinstance(series.dtype, pd.ArrowDtype):
-        chunked = arr.__arrow_array__()
-        if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
-            return chunked
-    return pa.chunked_array([_text_array(series.to_numpy(dtype=object).tolist())])
 
 
 # --------------------------------------------------------------------------- records
@@ -523,7 +511,7 @@ def _from_arrow(table: pa.Table, kind: str, columns: dict[str, str], what: str) 
     for name, col in zip((query, doc), parts[:2]):
         if pa.types.is_integer(col.type) or pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             ids.append(col.cast(pa.large_string()))
-        elif _is_binary(col.type):
+        elif is_binary(col.type):
             ids.append(col)
         else:
             raise ValueError(f"{what}: {name} must hold text or integer ids, got {col.type}")
@@ -627,7 +615,7 @@ def _from_dict(source: Mapping, kind: str) -> pd.DataFrame:
                 if not _is_number(value):
                     raise ValueError(f"{kind}[{qid!r}][{doc!r}]: {value_col} must be a number, got {value!r}") from None
         raise  # pragma: no cover - fromiter failed for a reason the scan did not find
-    doc_ids = _text_array(list(chain.from_iterable(inner)))
+    doc_ids = text_array(list(chain.from_iterable(inner)))
     # Query ids straight to a Categorical with sorted categories (the readers' convention).
     names = [q if isinstance(q, str) else str(q) for q in source.keys()]
     keep = lengths > 0  # a query with an empty dict has no row
@@ -651,7 +639,6 @@ def _is_number(value: Any) -> bool:
     return not isinstance(value, (str, bytes))
 
 
-
 def _from_file(source: Any, kind: str, columns: dict[str, str]) -> tuple[pd.DataFrame, str | None]:
     """The frame of a TREC, Parquet or Feather file (path or binary file object; told apart by
     their first bytes) and its run tag."""
@@ -666,23 +653,6 @@ def _from_file(source: Any, kind: str, columns: dict[str, str]) -> tuple[pd.Data
     _check_duplicates(out, kind, where=name)
     pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed blocks otherwise
     return out, tag
-
-
-def _has_byte(ids: pa.ChunkedArray, byte: int) -> bool:
-    """Whether any string (for dictionary arrays: any dictionary value) contains ``byte``."""
-    for chunk in ids.chunks:
-        if pa.types.is_dictionary(chunk.type):
-            chunk = chunk.dictionary
-        if len(chunk) == 0:
-            continue
-        offsets_buffer, data = chunk.buffers()[1:3]
-        if data is None:
-            continue
-        width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-        offsets = np.frombuffer(offsets_buffer, dtype=width)[chunk.offset: chunk.offset + len(chunk) + 1]
-        if (np.frombuffer(data, dtype=np.uint8)[offsets[0]: offsets[-1]] == byte).any():
-            return True
-    return False
 
 
 # --------------------------------------------------------------------------- checks
@@ -702,23 +672,20 @@ def _check_values(df: pd.DataFrame, kind: str, where: str) -> None:
 def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
     """A document listed twice for one query is an error (trec_eval rejects it too).
 
-    The document keys built on the way are kept in ``df.attrs`` (see :class:`_DocKeys`):
-    :func:`rankkit.rankings.rank` needs them too.
+    The document keys built here are remembered (:func:`rankkit._keys.doc_keys`): the join
+    reuses them.
     """
-    ids = _arrow_ids(df.doc_id)
-    longest = _longest(ids)
-    [doc_keys] = _string_keys(ids, n_words=_n_words(longest))
-    df.attrs[_DOC_KEYS] = _DocKeys(ids, doc_keys, longest)
+    keys, _ = doc_keys(arrow_ids(df.doc_id))
     if len(df) < 2:
         return
     # One 64-bit key per (query, document), sorted in place; equal neighbours are suspects.
-    key = _pair_keys(df, doc_keys)
+    key = _pair_keys(df, keys)
     key.sort()
     same = key[1:] == key[:-1]
     if not same.any():
         return
     # Confirm on the strings (a hash collision is not an error).
-    idx = np.flatnonzero(np.isin(_pair_keys(df, doc_keys), key[1:][same]))
+    idx = np.flatnonzero(np.isin(_pair_keys(df, keys), key[1:][same]))
     sub = pd.DataFrame({"q": df.query_id.to_numpy()[idx], "d": df.doc_id.to_numpy()[idx]}, dtype=object)
     dup = sub.duplicated(keep=False).to_numpy()
     if dup.any():
@@ -730,183 +697,8 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
         )
 
 
-def _query_codes(series: pd.Series) -> tuple[np.ndarray, list]:
-    """Codes and categories of a query id column (a Categorical, as these readers make)."""
-    return np.asarray(series.cat.codes), series.cat.categories.tolist()
+def _pair_keys(df: pd.DataFrame, keys: np.ndarray) -> np.ndarray:
+    """One key per row of ``df``: its query and document together (:func:`rankkit._keys.pair_keys`)."""
+    return pair_keys(np.asarray(df.query_id.cat.codes), df.query_id.cat.categories.tolist(), keys)
 
 
-class _DocKeys:
-    """The keys of a frame's ``doc_id`` column (:func:`_string_keys`, one id per key, keyed
-    alone) and its longest id in bytes, kept in the frame's ``attrs`` by the readers.
-
-    They are tied to the column's Arrow array by a weak reference: pandas copies ``attrs``
-    to every derived frame, but only a frame whose ``doc_id`` is that very array (Arrow
-    arrays are immutable, so the same ids in the same order) may use them; any other
-    frame gets its keys built afresh. A copy of this object is the object itself (pandas
-    deep-copies ``attrs`` on every derived frame and Series), equality is identity, and
-    the keys are read-only.
-    """
-
-    __slots__ = ("ids", "keys", "longest")
-
-    def __init__(self, ids: pa.ChunkedArray, keys: np.ndarray, longest: int):
-        keys.flags.writeable = False  # shared with every caller of _doc_keys
-        self.ids, self.keys, self.longest = weakref.ref(ids), keys, longest
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __reduce__(self):
-        # Not pickled (a weak reference cannot be, and the array it names stays behind):
-        # unpickled as None, the frame's keys are then built when needed.
-        return (type(None), ())
-
-    def __repr__(self) -> str:
-        return f"<rankkit document keys: {len(self.keys)} rows>"
-
-
-def _doc_keys(df: pd.DataFrame) -> tuple[np.ndarray, int]:
-    """The keys of ``df.doc_id`` keyed alone (read-only) and its longest id in bytes:
-    the ones the readers kept if ``df`` is their frame, else built now."""
-    ids = _arrow_ids(df.doc_id)
-    cached = df.attrs.get(_DOC_KEYS)
-    if isinstance(cached, _DocKeys) and cached.ids() is ids:
-        return cached.keys, cached.longest
-    longest = _longest(ids)
-    [keys] = _string_keys(ids, n_words=_n_words(longest))
-    return keys, longest
-
-
-def _keys_are_ids(longest: int, *arrays: pa.ChunkedArray) -> bool:
-    """Whether :func:`_string_keys` is exact for these ids, whose longest has ``longest``
-    bytes: at most 8 bytes, no NUL byte."""
-    return longest <= 8 and not any(_has_byte(ids, 0) for ids in arrays)
-
-
-def _take(ids: pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
-    """``ids[indices]`` chunk by chunk (Arrow's own take on a chunked array first
-    concatenates every chunk: a full copy of a 10-million-id column)."""
-    indices = np.asarray(indices, dtype=np.int64)
-    by_index = np.argsort(indices, kind="stable")
-    ordered = indices[by_index]
-    bounds = np.cumsum([0] + [len(c) for c in ids.chunks])
-    cuts = np.searchsorted(ordered, bounds)
-    parts = [
-        chunk.take(pa.array(ordered[cuts[k]: cuts[k + 1]] - bounds[k]))
-        for k, chunk in enumerate(ids.chunks) if cuts[k + 1] > cuts[k]
-    ]
-    taken = pa.concat_arrays(parts) if parts else pa.array([], type=ids.type)
-    inverse = np.empty_like(by_index)
-    inverse[by_index] = np.arange(len(by_index))
-    return taken.take(pa.array(inverse))
-
-
-def _pair_keys(df: pd.DataFrame, doc_keys: np.ndarray) -> np.ndarray:
-    """One key per (query, document) row: the query's key, scrambled, XOR the document's."""
-    codes, categories = _query_codes(df.query_id)
-    names = _text_array(categories)
-    [category_keys] = _string_keys(_bytes_as_string(names) if _is_binary(names.type) else names)
-    key = category_keys[codes]
-    with np.errstate(over="ignore"):
-        key *= _GOLD
-    key ^= doc_keys
-    return key
-
-
-# --------------------------------------------------------------------------- keys
-# Ids become 64-bit integers without hashing strings one by one in Python: the bytes of
-# each id are gathered as little-endian uint64 words straight from the Arrow buffers.
-# An id of at most 8 bytes *is* its word (an exact key); longer ids are hashed from their
-# words. Callers confirm every key match on the strings, so a hash collision can cost
-# time but never a wrong result.
-
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_GOLD = np.uint64(0x9E3779B97F4A7C15)
-_LOW_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
-
-
-def _arrow_ids(series: pd.Series) -> pa.ChunkedArray:
-    """An id column as Arrow strings (no copy for Arrow-backed columns), for keys and
-    byte-wise comparisons only: ids holding escaped bytes come as a large_string view of
-    their bytes (not UTF-8; Arrow's hashing, equality, sorting and ``take`` never decode)."""
-    ids = _arrow_strings(series)
-    if _is_binary(ids.type):
-        ids = pa.chunked_array([_bytes_as_string(c) for c in ids.chunks], type=pa.large_string())
-    return ids
-
-
-def _bytes_as_string(arr: pa.Array) -> pa.Array:
-    """A large_binary array seen as large_string without a check (see :func:`_arrow_ids`)."""
-    return arr.view(pa.large_string())
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer: a bijective scramble of 64-bit words."""
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * _M1
-        x = (x ^ (x >> np.uint64(27))) * _M2
-        return x ^ (x >> np.uint64(31))
-
-
-def _chunk_keys(arr: pa.Array, n_words: int) -> np.ndarray:
-    n = len(arr)
-    if n == 0:
-        return np.zeros(0, dtype=np.uint64)
-    large = pa.types.is_large_string(arr.type)
-    buffers = arr.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)[arr.offset: arr.offset + n + 1]
-    base = int(offsets[0])
-    end = int(offsets[-1])
-    starts = offsets[:-1] - base
-    lengths = np.diff(offsets)
-    padded = np.zeros(end - base + 8 * n_words + 8, dtype=np.uint8)
-    if buffers[2] is not None and end > base:
-        padded[: end - base] = np.frombuffer(buffers[2], dtype=np.uint8, count=end)[base:end]
-    # Every 8-byte window of the data, to gather (unaligned) words at the string offsets.
-    windows = np.ndarray(shape=(len(padded) - 8,), dtype="<u8", buffer=padded, strides=(1,))
-    if n_words == 1:
-        return windows[starts] & _LOW_MASKS[lengths]
-    key = np.zeros(n, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for w in range(n_words):
-            rest = np.minimum(np.maximum(lengths - 8 * w, 0), 8)
-            key = _mix(key * _GOLD + (windows[starts + 8 * w] & _LOW_MASKS[rest]))
-    return key
-
-
-def _longest(*arrays: pa.Array | pa.ChunkedArray) -> int:
-    """Length in bytes of the longest string in these arrays (0 if none)."""
-    chunked = [a.chunks if isinstance(a, pa.ChunkedArray) else [a] for a in arrays]
-    return max((pc.max(pc.binary_length(c)).as_py() or 0 for cs in chunked for c in cs if len(c)), default=0)
-
-
-def _n_words(longest: int) -> int:
-    """How many 8-byte words :func:`_string_keys` reads of each id when the longest has
-    ``longest`` bytes. Keys are comparable only between arrays keyed with the same count."""
-    return max(1, -(-longest // 8))
-
-
-def _string_keys(*arrays: pa.Array | pa.ChunkedArray, n_words: int | None = None) -> list[np.ndarray]:
-    """One uint64 per string of each array: the id's bytes if every id has at most 8,
-    else a hash of them (the same function for all the arrays given together).
-
-    Equal strings get equal keys; distinct strings almost always get distinct keys, and
-    callers confirm matches on the strings themselves. ``n_words`` (default: enough for
-    the longest id given) fixes the function, so that arrays keyed apart can be compared.
-    """
-    chunked = [a.chunks if isinstance(a, pa.ChunkedArray) else [a] for a in arrays]
-    if n_words is None:
-        n_words = _n_words(_longest(*arrays))
-    out = []
-    for cs in chunked:
-        keys = np.zeros(sum(len(c) for c in cs), dtype=np.uint64)
-        at = 0
-        for c in cs:  # filled chunk by chunk: no second full-size array
-            keys[at: at + len(c)] ^= _chunk_keys(c, n_words)
-            at += len(c)
-        out.append(keys)
-    return out

@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from .evaluate import _defaults, _score, _take, aggregate, select_queries
-from .rankings import Rankings, rank
+from .join import rank
+from .rankings import Rankings
 from .specs import NICKNAMES, TREC_FAMILIES, TREC_ORDER, Metric, expand_metrics, parse_metric, trec_columns
 
 __all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines"]

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import rankkit._keys
 import rankkit.io
+import rankkit.join
 from rankkit import Rankings, rank
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
@@ -180,7 +182,7 @@ def test_bad_arguments():
 
 def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
     # Force every long document id onto one key: the join must notice and still be exact.
-    monkeypatch.setattr(rankkit.io, "_mix", lambda x: np.zeros_like(x))
+    monkeypatch.setattr(rankkit._keys, "mix", lambda x: np.zeros_like(x))
     qrels = {"q1": {f"document-{i:04d}": i % 3 for i in range(20)}, "q2": {"document-0003": 2}}
     run = {"q1": {f"document-{i:04d}": float(i % 5) for i in range(0, 30, 2)}, "q2": {"document-0003": 1.0}}
     assert_matches(rank(qrels, run), qrels, run)
@@ -189,9 +191,9 @@ def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
 def test_pair_key_collisions_of_short_ids_fall_back_too(monkeypatch):
     # Short ids are their own keys, but the pair key keeps only part of them: with a zero
     # multiplier every document of a query shares one pair key, and the check must notice.
-    import rankkit.rankings
+    import rankkit.join
 
-    monkeypatch.setattr(rankkit.rankings, "_GOLD", np.uint64(0))
+    monkeypatch.setattr(rankkit.join, "GOLD", np.uint64(0))
     qrels = {"q1": {"a": 1, "b": 2, "c": 0}, "q2": {"a": 3}}
     run = {"q1": {"c": 3.0, "b": 2.0, "z": 1.0}, "q2": {"a": 1.0, "y": 0.5}}
     assert_matches(rank(qrels, run), qrels, run)
@@ -291,9 +293,9 @@ def test_trec_eval_counts_and_precision(qrels, results, expected, level):
 
 def test_blocked_lookup_matches_reference(monkeypatch):
     # The run is looked up in blocks of rows; blocks that split a query must not matter.
-    import rankkit.rankings
+    import rankkit.join
 
-    monkeypatch.setattr(rankkit.rankings._lookup, "__kwdefaults__", {"block": 7})
+    monkeypatch.setattr(rankkit.join._lookup, "__kwdefaults__", {"block": 7})
     rng = np.random.default_rng(5)
     docs = [f"d{i}" for i in range(40)] + [f"a-long-document-name-{i}" for i in range(20)]
     run, qrels = {}, {}

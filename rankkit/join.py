@@ -1,0 +1,554 @@
+"""The join: a run and its judgments become a :class:`~rankkit.rankings.Rankings`.
+
+:func:`rank` reads both inputs (:mod:`rankkit.io`), then goes through six named steps,
+each a function below, in this order (trec_eval does the same work in ``form_res_rels.c``):
+
+1. :func:`_query_rows` - the queries of the run and of the judgments, one row each, in
+   trec_eval's order (ids compared as bytes).
+2. :func:`_order_run` - every query's documents by score, descending.
+3. :func:`_match_judgments` - the judged label of each retrieved document, by 64-bit keys
+   (:mod:`rankkit._keys`), every match confirmed on the ids.
+4. :func:`_break_ties` - documents with equal scores in the order ``ties`` names.
+5. :func:`_fill_matrices` - the padded label / judged matrices (and tie groups).
+6. :func:`_ideal` - every judged label of each query, descending: R and the ideal DCG.
+
+The judgments' side of steps 3 and 6 depends on the judgments alone; it is prepared once
+(:class:`_Judgments`) and reused while the same judgments are evaluated again (the runs of a
+``compare``, a sweep). Arrays as long as the run (40-80 MB each at 10 million lines) are
+freed (``del``) as soon as they are used: that sets the peak memory.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._keys import GOLD, arrow_ids, doc_keys, id_bytes, keys_are_ids, same_ids, string_keys, take, word_count
+from ._validation import check_k, check_option, check_rel
+from .io import read_qrels, read_run
+from .rankings import Rankings
+
+__all__ = ["rank", "TIES"]
+
+#: The orders of documents with equal scores (see :func:`rank`).
+TIES = ("docno", "optimistic", "pessimistic", "average")
+
+
+def rank(
+    qrels: Any,
+    run: Any,
+    *,
+    ties: str = "docno",
+    depth: int | None = None,
+    rel: float = 1,
+    judged_only: bool = False,
+    columns: Mapping[str, str] | None = None,
+) -> Rankings:
+    """Join a run with its judgments and order every query: the :class:`Rankings` of a run.
+
+    Each query's documents are ordered by score, descending; documents with equal scores
+    are ordered by ``ties``. The judged label of each retrieved document fills ``labels``;
+    every judged label of the query (retrieved or not) fills ``ideal``.
+
+    Parameters
+    ----------
+    qrels : path, DataFrame, records or dict
+        Anything :func:`rankkit.read_qrels` accepts. Labels below 0 ("pooled but not judged",
+        trec_eval) count as unjudged: label 0, ``judged`` False, not in ``ideal``/``n_judged``.
+    run : path, DataFrame, records or dict
+        Anything :func:`rankkit.read_run` accepts. The rank column of a TREC file is ignored.
+    ties : {"docno", "optimistic", "pessimistic", "average"}, default="docno"
+        Order of documents with equal scores within a query:
+
+        - ``"docno"``: document id descending, in byte order (``strcmp``): trec_eval's order,
+          and pytrec_eval's.
+        - ``"optimistic"`` / ``"pessimistic"``: higher / lower labels first (then docno), the
+          best and worst case for every metric and every relevance threshold.
+        - ``"average"``: docno order, and ``Rankings.ties`` holds tie-group ids: each group of
+          equal scores in a query is a run of consecutive ranks with one id, unique over the
+          whole matrix (every other rank, padding included, has an id of its own). Metrics that
+          are linear in per-rank values (P, R, CG, DCG/nDCG, success via counts) then report
+          their exact expectation over all orders of every group (:meth:`Rankings.expected`).
+    depth : int, optional
+        Keep each query's first ``depth`` documents after ordering (trec_eval ``-M``).
+        A tie group cut by ``depth`` keeps its docno-first members.
+    rel : float, default=1
+        Relevance threshold, accepted for symmetry with the metrics. The optimistic and
+        pessimistic orders sort by the label itself, which is the best / worst case for every
+        threshold, so ``rel`` does not change the result.
+    judged_only : bool, default=False
+        Keep only the retrieved documents that have a judgment (label >= 0), in their order,
+        after the ``depth`` cut: trec_eval ``-J``. Queries keep their place (``has_run``)
+        even when none of their documents is judged.
+    columns : dict, optional
+        Other column names of the qrels and the run, as :func:`rankkit.read_qrels` takes them
+        (``{"topic": "query_id", "grade": "relevance", "sim": "score"}``).
+
+    Returns
+    -------
+    Rankings
+        One row per query found in the run *or* the judgments, in trec_eval's order
+        (query ids compared as strings, byte order). ``has_run`` and ``has_qrels`` say where
+        each query was found; a query absent from the run has an empty ranking (length 0),
+        a query without judgments has ``n_judged == 0``.
+
+    Raises
+    ------
+    ValueError
+        Anything :func:`rankkit.read_qrels` / :func:`rankkit.read_run` reject; an unknown
+        ``ties``; ``depth`` not a positive integer.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 2, "b": 0, "c": 1, "z": 1}, "q2": {"x": 1}}
+    >>> run = {"q1": {"a": 0.5, "b": 0.9, "c": 0.5}, "q3": {"y": 1.0}}
+    >>> r = rank(qrels, run)
+    >>> list(r.query_ids), r.has_run, r.has_qrels
+    (['q1', 'q2', 'q3'], array([ True, False,  True]), array([ True,  True, False]))
+    >>> r.labels          # q1: b (0.9), then c before a (tied at 0.5, docno descending)
+    array([[0., 1., 2.],
+           [0., 0., 0.],
+           [0., 0., 0.]])
+    >>> r.ideal, r.n_judged
+    (array([[2., 1., 1., 0.],
+           [1., 0., 0., 0.],
+           [0., 0., 0., 0.]]), array([4, 1, 0]))
+    >>> rank(qrels, run, ties="optimistic").labels[0]
+    array([0., 2., 1.])
+    >>> rank(qrels, run, ties="average").ties[0]
+    array([0, 1, 1])
+    """
+    ties = check_option(ties, TIES, "ties")
+    depth = check_k(depth, "depth")
+    check_rel(rel)
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise ValueError(f"judged_only must be True or False, got {judged_only!r}")
+    qrels_ids, judgments = _Judgments.of(read_qrels(qrels, columns=columns))
+    run = read_run(run, columns=columns)
+    run_name, run_ids = run.attrs.get("name"), arrow_ids(run.doc_id)
+    query_ids, run_rows, judged_rows = _query_rows(run.query_id, judgments.names)
+    scores = run.score.to_numpy(dtype=np.float64)
+    del run  # a frame read here (from a path) frees its query and score columns
+    ordered = _order_run(run_rows, scores, len(query_ids))
+    del run_rows, scores
+    rows, grade, exact_keys = _match_judgments(ordered, run_ids, qrels_ids, judgments, judged_rows)
+    if not ordered.start.all():
+        rows = _break_ties(ordered, rows, grade, ties, run_ids, exact_keys)
+    q_sorted, counts, start = ordered.q_sorted, ordered.counts, ordered.start
+    del ordered, exact_keys
+    in_run = counts > 0
+    if judged_only:  # trec_eval -J: the judged documents alone, in their order (after -M)
+        q_sorted, counts, rows, grade, start = _judged_only(q_sorted, counts, rows, grade, start, depth)
+        depth = None
+    width = int(counts.max()) if counts.size else 0
+    width = width if depth is None else min(width, depth)
+    labels, judged, pooled = _fill_matrices(q_sorted, counts, rows, grade, width)
+    del rows, grade
+    tie_ids = _tie_groups(q_sorted, counts, start, width) if ties == "average" else None
+    del q_sorted, start
+    ideal, n_judged = _ideal(judgments, judged_rows, len(query_ids))
+    pa.default_memory_pool().release_unused()
+    has_qrels = np.zeros(len(query_ids), dtype=bool)
+    has_qrels[judged_rows] = True
+    return Rankings(
+        labels=labels, judged=judged, pooled=pooled, lengths=np.minimum(counts, width).astype(np.int64),
+        ideal=ideal, n_judged=n_judged, query_ids=_query_index(query_ids), ties=tie_ids,
+        has_run=in_run, has_qrels=has_qrels, run_name=run_name,
+    )
+
+
+# --------------------------------------------------------------------------- 1. query rows
+
+def _query_rows(run_queries: pd.Series, judged: list) -> tuple[list, np.ndarray, np.ndarray]:
+    """``(ids, run_rows, judged_rows)``: the queries of the run or the judgments (``judged``,
+    their ids), sorted as trec_eval sorts them (by bytes); the row of each run line's query;
+    the row of each judged query."""
+    codes = np.asarray(run_queries.cat.codes)
+    in_run = run_queries.cat.categories.tolist()
+    ids = sorted(set(in_run) | set(judged), key=id_bytes)
+    row_of = {q: i for i, q in enumerate(ids)}
+    run_rows = np.array([row_of[q] for q in in_run], dtype=np.int32)[codes]
+    judged_rows = np.array([row_of[q] for q in judged], dtype=np.int64)
+    return ids, run_rows, judged_rows
+
+
+def _query_index(query_ids: list[str]) -> pd.Index:
+    """The query ids as an Index of ``str``; of Python objects when some id holds bytes that
+    are not UTF-8 (escaped, see :mod:`rankkit.io`), which pandas 3's ``str`` cannot hold."""
+    try:
+        return pd.Index(query_ids, dtype=str, name="query_id")
+    except UnicodeEncodeError:
+        return pd.Index(query_ids, dtype=object, name="query_id")
+
+
+# --------------------------------------------------------------------------- 2. order the run
+
+class _Ordered(NamedTuple):
+    """The run in rank order: ``order[i]`` is the input row at position i; ``q_sorted`` its
+    query row; ``start`` True where a tie group (equal scores in a query) begins;
+    ``counts`` the lines of each query."""
+
+    order: np.ndarray
+    q_sorted: np.ndarray
+    start: np.ndarray
+    counts: np.ndarray
+
+
+def _order_run(run_rows: np.ndarray, scores: np.ndarray, n: int) -> _Ordered:
+    """Order the run: query (trec_eval's order), then score descending. Stable sorts keep it
+    cheap when the input is already sorted by score within each query, as runs usually are;
+    a run whose queries each come in one block, in rank order, needs no sort at all."""
+    within = run_rows[1:] == run_rows[:-1]
+    starts = np.flatnonzero(~within) + 1
+    counts = np.bincount(run_rows, minlength=n)
+    contiguous = len(starts) + 1 == np.count_nonzero(counts)  # one block of lines per query
+    # Sorted within each block? (Boolean masks: no 80 MB copies of the scores.)
+    if contiguous and np.logical_or(scores[1:] <= scores[:-1], ~within).all():
+        start = _group_starts(scores, within)  # blocks stay whole: groups found before ordering
+        order, q_sorted = _order_blocks(np.concatenate([[0], starts]), run_rows)
+        return _Ordered(order, q_sorted, start[order], counts)
+    del within, starts
+    small = run_rows.astype(np.uint16) if n <= 1 << 16 else run_rows  # 16-bit keys sort by radix
+    by_score = np.argsort(-scores, kind="stable")
+    order = by_score[np.argsort(small[by_score], kind="stable")]
+    del by_score, small
+    if len(order) < 2**31:
+        order = order.astype(np.int32)  # half the memory of argsort's int64
+    q_sorted = run_rows[order]
+    return _Ordered(order, q_sorted, _group_starts(scores[order], q_sorted[1:] == q_sorted[:-1]), counts)
+
+
+def _group_starts(scores: np.ndarray, same_query: np.ndarray) -> np.ndarray:
+    """Where tie groups begin: True at each row whose score or query (``same_query[i]``:
+    rows i and i + 1 share a query) differs from the previous row's."""
+    start = np.ones(len(scores), dtype=bool)
+    np.not_equal(scores[1:], scores[:-1], out=start[1:])
+    start[1:] |= ~same_query
+    return start
+
+
+def _order_blocks(starts: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``order`` and ``codes[order]`` of a run whose rows come in one block per query, each
+    already in rank order: the blocks, sorted by query code, laid end to end.
+
+    Same result as a stable argsort of ``codes`` (a block keeps its row order), built with
+    a repeat over the few blocks instead of sorting every row.
+    """
+    index = np.int32 if len(codes) < 2**31 else np.int64
+    starts = starts.astype(index)
+    sizes = np.diff(np.append(starts, index(len(codes))))
+    by_query = np.argsort(codes[starts], kind="stable")
+    starts, sizes = starts[by_query], sizes[by_query]
+    # Row i of the result lies in block b, which now begins at first[b]: it is row
+    # starts[b] + (i - first[b]) of the run.
+    first = np.cumsum(sizes, dtype=index) - sizes
+    order = np.arange(len(codes), dtype=index)
+    order += np.repeat(starts - first, sizes)
+    return order, np.repeat(codes[starts], sizes)
+
+
+# --------------------------------------------------------------------------- 3. match judgments
+
+_MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+class _Index(NamedTuple):
+    """Judgments ready for lookups: pair keys (query code in the high bits, document key in
+    the low bits) sorted, with ``by_key`` back to the judgment rows, ``first[c]`` where query
+    code c's keys start, and a bitmap of hashed pair keys (``maybe``, 8 bits per judgment)."""
+
+    keys: np.ndarray
+    by_key: np.ndarray
+    first: np.ndarray
+    maybe: np.ndarray
+    shift: np.uint64
+    hashed: bool
+
+
+def _pair_key(codes: np.ndarray, doc_key: np.ndarray, n: int, hashed: bool) -> np.ndarray:
+    """Query code ``codes`` (< n) in the high bits, ``doc_key`` (consumed: changed in place)
+    in the low bits; multiplied by an odd constant first when ``hashed``, which spreads every
+    byte of the id over the bits kept."""
+    qbits = max(1, (n - 1).bit_length())
+    if hashed:
+        with np.errstate(over="ignore"):
+            doc_key *= GOLD
+        doc_key >>= np.uint64(qbits)
+    doc_key |= codes.astype(np.uint64) << np.uint64(64 - qbits)
+    return doc_key
+
+
+def _bucket(key: np.ndarray, bits: int) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return (key * _MIX2) >> np.uint64(64 - bits)
+
+
+def _index(codes: np.ndarray, doc_key: np.ndarray, n: int, hashed: bool) -> _Index:
+    """The :class:`_Index` of judgments with query codes ``codes`` (< n) and document keys."""
+    key = _pair_key(codes, doc_key.copy(), n, hashed)
+    bits = int(np.clip(int(len(key)).bit_length() + 3, 10, 28))
+    maybe = np.zeros(1 << bits, dtype=bool)
+    maybe[_bucket(key, bits)] = True
+    by_key = np.argsort(key, kind="stable")
+    key = key[by_key]
+    shift = np.uint64(64 - max(1, (n - 1).bit_length()))
+    first = np.searchsorted(key, np.arange(n + 1, dtype=np.uint64) << shift)
+    first[n] = len(key)
+    return _Index(key, by_key, first, maybe, shift, hashed)
+
+
+def _lookup(ordered: _Ordered, run_key: np.ndarray, code_of: np.ndarray, index: _Index, *, block=1 << 17):
+    """The judged documents of the run: ``(rows, matched)``, ascending ``rows`` (positions in
+    the ordered run) and, for each, the row of its judgment.
+
+    ``run_key[ordered.order]`` is each position's document key, ``code_of`` the judgments'
+    code of each query row (-1: no judgments). The run is looked up block by block, each
+    block in the slice of sorted judgments of its queries: small temporaries, and a search
+    that stays in the CPU cache. The bitmap first rules out most unjudged documents.
+    """
+    n, bits = len(index.first) - 1, int(len(index.maybe)).bit_length() - 1
+    ends = index.first[1:]  # ends[c]: past query code c's keys
+    hits, matches = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for lo in range(0, len(ordered.order), block):
+        hi = min(lo + block, len(ordered.order))
+        codes = code_of[ordered.q_sorted[lo:hi]]
+        judged = codes >= 0
+        if not judged.any():
+            continue
+        a, b = index.first[codes[judged][0]], ends[codes[judged][-1]]
+        if a == b:
+            continue
+        judgments = index.keys[a:b]
+        key = _pair_key(np.maximum(codes, 0), run_key[ordered.order[lo:hi]], n, index.hashed)
+        candidates = np.flatnonzero(index.maybe[_bucket(key, bits)] & judged)
+        key = key[candidates]
+        pos = np.searchsorted(judgments, key)
+        np.minimum(pos, len(judgments) - 1, out=pos)
+        found = judgments[pos] == key
+        hits.append(lo + candidates[found])
+        matches.append(index.by_key[a + pos[found]])
+    return np.concatenate(hits), np.concatenate(matches)
+
+
+class _Judgments:
+    """The judgments' side of the join, prepared once: query ids (``names``, sorted by
+    bytes), per judgment its query code, label and document key, and, built when first
+    needed, the lookup :class:`_Index` and the ideal rankings.
+
+    :meth:`of` returns the last prepared judgments again when given the same judgments
+    (the same Arrow array of document ids, equal query codes and labels): the runs of a
+    ``compare`` or a sweep share one preparation. It is forgotten with that array.
+    """
+
+    _last: "tuple[weakref.ref, _Judgments] | None" = None
+
+    def __init__(self, names: list, codes: np.ndarray, grades: np.ndarray, ids: pa.ChunkedArray):
+        self.names, self.codes, self.grades = names, codes, grades
+        self.keys, self.longest = doc_keys(ids)
+        self._index: _Index | None = None
+        self._ideal: tuple[np.ndarray, np.ndarray] | None = None
+
+    @classmethod
+    def of(cls, qrels: pd.DataFrame) -> "tuple[pa.ChunkedArray, _Judgments]":
+        """The document ids of a frame :func:`rankkit.read_qrels` returned, and its
+        prepared judgments."""
+        ids = arrow_ids(qrels.doc_id)
+        names = qrels.query_id.cat.categories.tolist()
+        codes = np.asarray(qrels.query_id.cat.codes)
+        grades = qrels.relevance.to_numpy(dtype=np.float64)
+        if cls._last is not None and cls._last[0]() is ids:
+            last = cls._last[1]
+            if last.names == names and np.array_equal(last.codes, codes) and np.array_equal(last.grades, grades):
+                return ids, last
+        prepared = cls(names, codes.copy(), grades.copy(), ids)
+        cls._last = (weakref.ref(ids), prepared)
+        weakref.finalize(ids, cls._forget, weakref.ref(prepared))  # gone with the ids
+        return ids, prepared
+
+    @classmethod
+    def _forget(cls, prepared: weakref.ref) -> None:
+        if cls._last is not None and cls._last[1] is prepared():
+            cls._last = None
+
+    def index(self, keys: np.ndarray | None = None) -> _Index:
+        """The lookup index on this object's document keys (hashed pair keys), kept; or on
+        other ``keys`` of the same judgments (built now, not kept)."""
+        if keys is not None:
+            return _index(self.codes, keys, len(self.names), hashed=True)
+        if self._index is None:
+            self._index = _index(self.codes, self.keys, len(self.names), hashed=True)
+        return self._index
+
+    def ideal(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per query code: every judged label (>= 0), descending, zero-padded; and how many."""
+        if self._ideal is None:
+            ok = self.grades >= 0
+            codes, grades = self.codes[ok], self.grades[ok]
+            n_judged = np.bincount(codes, minlength=len(self.names))
+            width = int(n_judged.max()) if n_judged.size else 0
+            by_grade = np.lexsort((-grades, codes))
+            codes = codes[by_grade]
+            ideal = np.zeros((len(self.names), width))
+            at = codes * np.int64(width) + np.arange(len(by_grade)) - (np.cumsum(n_judged) - n_judged)[codes]
+            ideal.ravel()[at] = grades[by_grade]
+            self._ideal = ideal, n_judged.astype(np.int64)
+        return self._ideal
+
+
+def _match_judgments(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
+                     judgments: _Judgments, judged_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(rows, grade, exact_keys)``: the positions of the ordered run that have a judgment
+    (ascending), the label of each (below 0: "pooled but not judged"), and the run's
+    document keys when they are the ids themselves (for :func:`_break_ties`), else None.
+
+    Only the matches are kept: most retrieved documents are unjudged, and an unjudged rank
+    is label 0, not judged: the zeros the matrices start with.
+    """
+    run_key, run_longest = doc_keys(run_ids)
+    qrels_key, index = judgments.keys, None
+    if word_count(run_longest) != word_count(judgments.longest):  # keyed apart with different functions
+        run_key, qrels_key = string_keys(run_ids, qrels_ids)
+        index = judgments.index(qrels_key)
+    code_of = np.full(len(ordered.counts), -1, dtype=np.int64)
+    code_of[judged_rows] = np.arange(len(judged_rows))
+    rows, matched = _lookup(ordered, run_key, code_of, index or judgments.index())
+    # The pair keys keep only part of the document key: confirm every match, on the full
+    # keys when they are the ids themselves, else on the strings.
+    exact = keys_are_ids(max(run_longest, judgments.longest), run_ids, qrels_ids)
+    if exact:
+        confirmed = np.array_equal(run_key[ordered.order[rows]], qrels_key[matched])
+    else:
+        confirmed = same_ids(run_ids, ordered.order[rows], qrels_ids, matched)
+    if not confirmed:  # two distinct ids share a key (astronomically rare): exact codes
+        rows, matched = _lookup_exact(ordered, run_ids, qrels_ids, judgments, code_of)
+    pa.default_memory_pool().release_unused()  # Arrow's temporaries: lower the peak that follows
+    return rows, judgments.grades[matched], run_key if exact else None
+
+
+def _lookup_exact(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
+                  judgments: _Judgments, code_of: np.ndarray):
+    """:func:`_lookup` on exact codes of the ids (pyarrow's ``dictionary_encode`` of both
+    columns together): slower, and free of hash collisions."""
+    docs = pa.chunked_array([c.cast(pa.large_string()) for c in run_ids.chunks + qrels_ids.chunks],
+                            type=pa.large_string())
+    codes = pc.dictionary_encode(docs.combine_chunks()).indices.to_numpy(zero_copy_only=False).astype(np.uint64)
+    n_run = len(run_ids)
+    index = _index(judgments.codes, codes[n_run:], len(judgments.names), hashed=False)
+    return _lookup(ordered, codes[:n_run], code_of, index)
+
+
+# --------------------------------------------------------------------------- 4. break ties
+
+def _break_ties(ordered: _Ordered, rows: np.ndarray, grade: np.ndarray, ties: str,
+                run_ids: pa.ChunkedArray, exact_keys: np.ndarray | None) -> np.ndarray:
+    """``rows`` (positions of the judged documents) after putting every tie group in the
+    order ``ties`` names: document id descending (bytes, as ``strcmp``), after the label
+    (descending: optimistic; ascending: pessimistic). Only tied positions move, and only
+    they are sorted (one ``pyarrow`` sort over group, label, id)."""
+    start = ordered.start
+    tied = ~start  # a position is tied if it, or the one after it, continues a group
+    tied[:-1] |= ~start[1:]
+    tied = np.flatnonzero(tied)
+    group = np.cumsum(start, dtype=np.int32 if len(start) < 2**31 else np.int64)[tied]
+    # The label each tied position gets in the matrix (0: unjudged, "pooled but not judged").
+    at = np.minimum(np.searchsorted(tied, rows), len(tied) - 1)
+    hit_tied = tied[at] == rows  # which judged positions are tied, and at[...] says which one
+    label = np.zeros(len(tied))
+    label[at[hit_tied]] = np.maximum(grade[hit_tied], 0.0)
+    keys = [("g", "ascending")]
+    if ties in ("optimistic", "pessimistic"):
+        keys.append(("l", "descending" if ties == "optimistic" else "ascending"))
+    keys.append(("d", "descending"))
+    if exact_keys is not None:  # the key read big-endian orders like the bytes (strcmp)
+        docs = exact_keys[ordered.order[tied]].byteswap()
+    else:
+        docs = take(run_ids, ordered.order[tied])
+    perm = pc.sort_indices(pa.table({"g": group, "l": label, "d": docs}), sort_keys=keys).to_numpy()
+    del docs, label, group
+    # The i-th tied position of the new order is tied[perm[i]]: it moves to position tied[i].
+    moved_to = np.empty_like(tied)
+    moved_to[perm] = tied
+    rows[hit_tied] = moved_to[at[hit_tied]]
+    return rows
+
+
+def _judged_only(q_sorted, counts, rows, grade, start, depth):
+    """The ordered run reduced to its judged documents (trec_eval ``-J``), as
+    ``(q_sorted, counts, rows, grade, start)`` of that shorter run.
+
+    ``rows`` (positions of the judged-or-pooled documents in the ordered run) and
+    ``grade`` (their labels) come from the lookup; ``depth`` (trec_eval ``-M``) cuts
+    each query first. Documents keep their order; a tie group is what remains of one.
+    """
+    by_rank = np.argsort(rows, kind="stable")  # the tie orders moved some rows
+    rows, grade = rows[by_rank], grade[by_rank]
+    offsets = np.cumsum(counts) - counts
+    column = rows - offsets[q_sorted[rows]]
+    survive = grade >= 0
+    if depth is not None:
+        survive &= column < depth
+    rows, grade = rows[survive], grade[survive]
+    q = q_sorted[rows]
+    group = np.cumsum(start)[rows]
+    new_start = np.ones(len(rows), dtype=bool)
+    np.not_equal(group[1:], group[:-1], out=new_start[1:])
+    return q, np.bincount(q, minlength=len(counts)), np.arange(len(rows)), grade, new_start
+
+
+# --------------------------------------------------------------------------- 5. fill matrices
+
+def _fill_matrices(q_sorted, counts, rows, grade, width):
+    """``(labels, judged, pooled)``: row = query, column = rank (< ``width``). Only the judged
+    positions are written; the rest keep the zeros (label 0, not judged). ``pooled`` marks
+    documents in the qrels at all (labels below 0 too), None when no label is below 0."""
+    n = len(counts)
+    offsets = np.cumsum(counts) - counts  # first position of each query in the ordered run
+    q_hit = q_sorted[rows]
+    column = rows - offsets[q_hit]
+    keep = column < width  # depth
+    flat = q_hit[keep].astype(np.int64) * width + column[keep]
+    grade = grade[keep]
+    labels = np.zeros((n, width))
+    labels.ravel()[flat] = np.maximum(grade, 0.0)
+    judged = np.zeros((n, width), dtype=bool)
+    judged.ravel()[flat] = grade >= 0
+    pooled = None
+    if (grade < 0).any():
+        pooled = np.zeros((n, width), dtype=bool)
+        pooled.ravel()[flat] = True
+    return labels, judged, pooled
+
+
+def _tie_groups(q_sorted, counts, start, width) -> np.ndarray:
+    """``Rankings.ties`` for ``ties="average"``: each rank's id is the flat index of the first
+    rank of its tie group (its own index when untied)."""
+    n = len(counts)
+    index = np.int32 if n * width + len(q_sorted) < 2**31 else np.int64  # halves these temporaries
+    offsets = np.cumsum(counts) - counts
+    pos = np.arange(len(q_sorted), dtype=index)
+    pos -= offsets.astype(index)[q_sorted]  # position within the query
+    firsts = np.flatnonzero(start)
+    group_first = (q_sorted[firsts].astype(np.int64) * width + pos[firsts])[np.cumsum(start) - 1]
+    keep = pos < width
+    tie_ids = np.arange(n * width, dtype=np.int64)
+    tie_ids[q_sorted[keep].astype(np.int64) * width + pos[keep]] = group_first[keep]
+    return tie_ids.reshape(n, width)
+
+
+# --------------------------------------------------------------------------- 6. ideal
+
+def _ideal(judgments: _Judgments, judged_rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(ideal, n_judged)`` with one row per query (rows ``judged_rows`` from the judgments,
+    the others empty): every judged label (>= 0), descending, zero-padded."""
+    by_code, counts = judgments.ideal()
+    ideal = np.zeros((n, by_code.shape[1]))
+    ideal[judged_rows] = by_code
+    n_judged = np.zeros(n, dtype=np.int64)
+    n_judged[judged_rows] = counts
+    return ideal, n_judged
