@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import fields, replace
 from decimal import Context, Decimal, localcontext
 from typing import Any
 
@@ -47,17 +46,6 @@ QUERY_POLICIES = ("run", "qrels")
 # --------------------------------------------------------------------------- scoring
 
 
-def _take(r: Rankings, rows: np.ndarray) -> Rankings:
-    """The rows ``rows`` (a boolean mask) of a Rankings, every per-query field sliced."""
-    n = r.n_queries
-    changes = {}
-    for f in fields(r):
-        value = getattr(r, f.name)
-        if isinstance(value, (np.ndarray, pd.Index)) and len(value) == n and np.ndim(value) >= 1:
-            changes[f.name] = value[rows]
-    return replace(r, **changes)
-
-
 def score(
     rankings,
     metrics: str | Metric | Iterable[str | Metric],
@@ -71,7 +59,7 @@ def score(
     Parameters
     ----------
     rankings : Rankings or array-like
-        Ranked labels (see :func:`as_rankings`), e.g. from :func:`rankkit.rankings.rank`.
+        Ranked labels (see :func:`as_rankings`), e.g. from :func:`rankkit.rank`.
     metrics : spec, Metric, or a list of them
         See :func:`parse_metric` and :func:`expand_metrics` (column names).
     rel : float or None, default=None
@@ -103,6 +91,14 @@ def score(
     columns = expand_metrics(metrics)
     if rel is not None:
         rel = check_rel(rel)
+    return score_columns(r, columns, rel=rel, max_grade=max_grade, n_docs=n_docs)
+
+
+def score_columns(r: Rankings, columns: dict[str, Metric], *, rel: float | None = None,
+                  max_grade: float | None = None, n_docs: int | None = None) -> pd.DataFrame:
+    """One column per ``columns`` item (name -> parsed :class:`Metric`, as
+    :func:`expand_metrics` gives them) on a :class:`Rankings`, with the evaluation-wide
+    defaults ``rel``, ``max_grade`` (default: the largest label) and ``n_docs``."""
     return _score(r, columns, _defaults(r, rel, max_grade, n_docs))
 
 
@@ -110,7 +106,7 @@ def _defaults(r: Rankings, rel, max_grade, n_docs) -> dict[str, Any]:
     """The parameters the whole evaluation sets for every spec that leaves them out."""
     return {
         "rel": rel,
-        "max_grade": max_grade if max_grade is not None else _max_label(r),
+        "max_grade": max_grade if max_grade is not None else r.max_grade(),
         "n_docs": n_docs,
     }
 
@@ -161,11 +157,6 @@ def _call(column: str, func, r: Rankings, kwargs: dict[str, Any], *args):
         return func(r, *args, **kwargs)
     except ValueError as exc:  # say which spec the metric function refused
         raise ValueError(f"metric {column}: {exc}") from None
-
-
-def _max_label(r: Rankings) -> float:
-    top = float(r.ideal.max()) if r.ideal.size else 0.0
-    return top if top > 0 else 1.0
 
 
 def aggregate(table: pd.DataFrame) -> pd.Series:
@@ -227,7 +218,7 @@ def geometric_mean(values: np.ndarray) -> float:
 
 
 def _query_flags(r: Rankings) -> tuple[np.ndarray, np.ndarray]:
-    """(in run, in qrels) per row, as set by :func:`rankkit.rankings.rank` (None: both)."""
+    """(in run, in qrels) per row, as set by :func:`rankkit.rank` (None: both)."""
     in_run, in_qrels = r.has_run, r.has_qrels
     n = r.n_queries
     in_run = np.ones(n, dtype=bool) if in_run is None else np.asarray(in_run, dtype=bool)
@@ -268,7 +259,7 @@ def evaluate(
         column is named by its spec as written (see :func:`expand_metrics`).
     ties : {"docno", "optimistic", "pessimistic", "average"}, default="docno"
         Order of documents with equal scores; "docno" is trec_eval's (score descending,
-        then document id descending). See :func:`rankkit.rankings.rank`.
+        then document id descending). See :func:`rankkit.rank`.
     queries : {"run", "qrels"}, default="run"
         Which queries are scored. "run" (trec_eval): queries of the run that have
         judgments. "qrels" (trec_eval ``-c``): every judged query; one absent from the run
@@ -324,7 +315,7 @@ def evaluate(
     specs = expand_metrics(metrics)  # bad specs fail before any file is read
     r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only, columns=columns)  # reads the inputs
     keep, unscored = select_queries(r, queries)
-    table = _score(_take(r, keep), specs, _defaults(r, rel, None, n_docs))
+    table = score_columns(r.take(keep), specs, rel=rel, max_grade=r.max_grade(), n_docs=n_docs)
     table.attrs |= {"unscored": unscored, "queries": queries, "ties": ties}
     return table
 

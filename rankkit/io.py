@@ -7,7 +7,7 @@ Both readers return a pandas DataFrame with one row per (query, document):
   integer). Labels below 0 are kept: trec_eval reads them as "pooled but not judged".
 - run: ``query_id``, ``doc_id``, ``score`` (float64); the run tag in ``df.attrs["name"]``.
 
-Column types, chosen for :func:`rankkit.rankings.rank` and measured on a 10-million-line run:
+Column types, chosen for :func:`rankkit.rank` and measured on a 10-million-line run:
 
 - ``query_id``: a pandas Categorical whose categories are the distinct ids as ``str``,
   sorted the way trec_eval sorts query ids (byte order). A run has few queries, so this
@@ -80,7 +80,7 @@ def read_qrels(source: Source, *, name: str | None = None,
         Columns ``query_id`` (Categorical of str, categories sorted), ``doc_id``
         (pyarrow-backed str) and ``relevance`` (int64, or float64 if some label is not an
         integer). Labels below 0 are kept
-        (trec_eval: pooled but not judged; :func:`rankkit.rankings.rank` treats them as
+        (trec_eval: pooled but not judged; :func:`rankkit.rank` treats them as
         unjudged and non-relevant). Other columns of the input are left out.
 
     Raises

@@ -141,7 +141,7 @@ def rank(
     if not ordered.start.all():
         rows = _break_ties(ordered, rows, grade, ties, run_ids, exact_keys)
     q_sorted, counts, start = ordered.q_sorted, ordered.counts, ordered.start
-    del ordered, exact_keys
+    del ordered, exact_keys, run_ids  # the run's ids, and with them its remembered keys
     in_run = counts > 0
     if judged_only:  # trec_eval -J: the judged documents alone, in their order (after -M)
         q_sorted, counts, rows, grade, start = _judged_only(q_sorted, counts, rows, grade, start, depth)

@@ -9,7 +9,7 @@ queries at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from itertools import chain
 from typing import Any, Union
 
@@ -163,6 +163,22 @@ class Rankings:
         return replace(self, labels=np.where(inside, moved(self.labels), 0.0), judged=inside, lengths=lengths,
                        ties=moved(self.ties), pooled=None if self.pooled is None else moved(self.pooled) & inside)
 
+    def max_grade(self) -> float:
+        """The largest judged label (1.0 when there is none above 0): the default
+        ``max_grade`` of graded metrics in an evaluation."""
+        top = float(self.ideal.max()) if self.ideal.size else 0.0
+        return top if top > 0 else 1.0
+
+    def take(self, rows: np.ndarray) -> "Rankings":
+        """The queries ``rows`` selects (a boolean mask or positions), every per-query field
+        sliced alike."""
+        changes = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, (np.ndarray, pd.Index)) and len(value) == self.n_queries and np.ndim(value) >= 1:
+                changes[f.name] = value[rows]
+        return replace(self, **changes)
+
     def result(self, values: np.ndarray) -> Union[float, np.ndarray]:
         """A Python float for a single 1-D list, else the per-query array."""
         values = np.asarray(values, dtype=np.float64)
@@ -231,12 +247,3 @@ def as_rankings(x: Any) -> Rankings:
         query_ids=pd.RangeIndex(labels.shape[0], name="query_id"),
         scalar=scalar,
     )
-
-
-def __getattr__(name: str):
-    """``rankkit.rankings.rank``, where :func:`rankkit.rank` used to live (now :mod:`rankkit.join`)."""
-    if name == "rank":
-        from .join import rank
-
-        return rank
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,7 +31,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from .evaluate import _defaults, _score, _take, aggregate, select_queries
+from .evaluate import aggregate, score_columns, select_queries
 from .join import rank
 from .rankings import Rankings
 from .specs import NICKNAMES, TREC_FAMILIES, TREC_ORDER, Metric, expand_metrics, parse_metric, trec_columns
@@ -104,8 +104,8 @@ def evaluate_like_trec_eval(
                       "them (1.7 -> 1)", UserWarning, stacklevel=2)
     keep, unscored = select_queries(r, "qrels" if complete else "run", stacklevel=4)
     missing = ~r.has_run[keep]
-    scored = _one_unpooled_document(_take(r, keep), missing, judged_only)
-    table = _score(scored, columns, _defaults(r, rel, None, n_docs))
+    scored = _one_unpooled_document(r.take(keep), missing, judged_only)
+    table = score_columns(scored, columns, rel=rel, max_grade=r.max_grade(), n_docs=n_docs)
     _trec_eval_nan(table, columns, scored, rel)
     _clear_missing(table, missing)
     table.attrs["unscored"] = unscored

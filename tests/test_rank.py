@@ -1,4 +1,4 @@
-"""Tests for rankkit.rankings.rank: joining a run with its qrels, trec_eval's order, tie policies."""
+"""Tests for rankkit.join.rank: joining a run with its qrels, trec_eval's order, tie policies."""
 
 from __future__ import annotations
 
