@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankkit import rank, read_qrels, read_run
-from rankkit._keys import string_keys as _string_keys
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
 needs_conformance = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="trec_eval test data absent")
@@ -285,16 +284,3 @@ def test_file_dict_and_frame_paths_agree(tmp_path_factory, qrels):
     pd.testing.assert_frame_equal(read_qrels(from_dict.copy()), from_dict)
 
 
-# Without NUL: an id of up to 8 bytes is its own key, zero-padded, so "" and "\x00" share one
-# (by design: rank confirms such matches on the strings, see _keys_are_ids).
-@settings(max_examples=80)
-@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30),
-                min_size=1, max_size=40))
-def test_string_keys_equal_iff_strings_equal(strings):
-    half = len(strings) // 2
-    a, b = pa.chunked_array([pa.array(strings[:half], pa.string()), pa.array(strings[half:], pa.string())]), \
-        pa.array(strings[::-1], pa.string())
-    ka, kb = _string_keys(a, b)
-    assert np.array_equal(ka, kb[::-1])
-    keys = dict(zip(strings, ka.tolist()))
-    assert len(set(keys.values())) == len(keys)  # no collision among distinct strings (64-bit keys)

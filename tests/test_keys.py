@@ -1,0 +1,133 @@
+"""Tests for rankkit._keys (document keys) and the join's reuse of keys and judgments.
+
+The join is checked against an independent reference: pyarrow's own hash join
+(``Table.join`` on the query and document ids), which knows nothing of rankkit's keys.
+"""
+
+from __future__ import annotations
+
+import gc
+import warnings
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankkit as rk
+from rankkit import _keys, join
+
+IDS = st.sampled_from(["a", "b", "d1", "d10", "FBIS3-10082", "clueweb12-0000tw-00-00000", "café", "x\x00y", ""])
+QUERIES = st.sampled_from(["1", "2", "10", "q"])
+
+
+def arrow_reference(qrels: pd.DataFrame, run: pd.DataFrame) -> set[tuple[str, str, float]]:
+    """(query, document, label) of every retrieved document that has a judgment, by
+    pyarrow's hash join on the ids themselves."""
+    left = pa.table({"q": run.query_id.astype(str).tolist(), "d": run.doc_id.astype(str).tolist()})
+    right = pa.table({"q": qrels.query_id.astype(str).tolist(), "d": qrels.doc_id.astype(str).tolist(),
+                      "label": qrels.relevance.astype(float).tolist()})
+    joined = left.join(right, keys=["q", "d"], join_type="inner")
+    return set(zip(joined["q"].to_pylist(), joined["d"].to_pylist(), joined["label"].to_pylist()))
+
+
+def joined_by_rank(qrels: pd.DataFrame, run: pd.DataFrame) -> set[tuple[str, str, float]]:
+    """The same triples read off ``rank``: each query's documents in rank order, matched to
+    the labels in the Rankings (the run's own order gives the document at each rank)."""
+    r = rk.rank(qrels, run)
+    out = set()
+    for i, q in enumerate(r.query_ids):
+        docs = run[run.query_id.astype(str) == q].sort_values(
+            ["score", "doc_id"], ascending=False, key=lambda s: s.map(lambda v: v.encode("utf-8", "surrogateescape"))
+            if s.dtype != float else s)
+        for rank_, d in enumerate(docs.doc_id.astype(str)):
+            if r.in_pool[i, rank_]:
+                label = qrels[(qrels.query_id.astype(str) == q) & (qrels.doc_id.astype(str) == d)].relevance
+                assert len(label) == 1
+                assert r.labels[i, rank_] == max(float(label.iloc[0]), 0.0)
+                out.add((q, d, float(label.iloc[0])))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(QUERIES, IDS, st.integers(-1, 3)), max_size=25, unique_by=lambda t: t[:2]),
+       st.lists(st.tuples(QUERIES, IDS, st.integers(0, 4)), min_size=1, max_size=25, unique_by=lambda t: t[:2]))
+def test_join_equals_pyarrow_hash_join(qrels_rows, run_rows):
+    if not qrels_rows:
+        qrels_rows = [("1", "a", 1)]
+    qrels = pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"]).astype({"score": float})
+    assert joined_by_rank(qrels, run) == arrow_reference(qrels, run)
+
+
+@settings(max_examples=80)
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30),
+                min_size=1, max_size=40))
+def test_string_keys_equal_iff_strings_equal(strings):
+    # Without NUL an id of up to 8 bytes is its own key, zero-padded ("" and "\x00" share
+    # one by design: the join confirms such matches on the strings, see keys_are_ids).
+    half = len(strings) // 2
+    a = pa.chunked_array([pa.array(strings[:half], pa.string()), pa.array(strings[half:], pa.string())])
+    b = pa.array(strings[::-1], pa.string())
+    ka, kb = _keys.string_keys(a, b)
+    assert np.array_equal(ka, kb[::-1])
+    keys = dict(zip(strings, ka.tolist()))
+    assert len(set(keys.values())) == len(keys)  # no collision among distinct strings (64-bit keys)
+
+
+def test_doc_keys_are_built_once_per_array_and_forgotten_with_it():
+    ids = pa.chunked_array([pa.array(["d1", "d2", "a-longer-document-id"])])
+    keys, longest = _keys.doc_keys(ids)
+    again, _ = _keys.doc_keys(ids)
+    assert again is keys and longest == len("a-longer-document-id")
+    assert not keys.flags.writeable  # shared: no caller may change them
+    other, _ = _keys.doc_keys(pa.chunked_array([pa.array(["d1", "d2", "a-longer-document-id"])]))
+    assert other is not keys and np.array_equal(other, keys)  # equal ids, another array: built anew
+    ident = id(ids)
+    del ids
+    gc.collect()
+    assert ident not in _keys._BUILT
+
+
+def frames():
+    qrels = rk.read_qrels({"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1, "y": 3}})
+    run = rk.read_run({"q1": {"a": 0.9, "b": 0.8, "c": 0.7}, "q2": {"y": 0.5, "x": 0.4}})
+    return qrels, run
+
+
+def test_a_frame_evaluated_again_reuses_keys_and_judgments_and_leaves_no_trace(monkeypatch):
+    qrels, run = frames()
+    built = []
+    monkeypatch.setattr(join, "_index", lambda *a, **k: built.append(1) or ORIGINAL_INDEX(*a, **k))
+    first = rk.evaluate(qrels, run, ["AP", "nDCG@3"])
+    for score in (0.1, 0.2, 0.3):  # a sweep: the same documents, other scores
+        rk.evaluate(qrels, run.assign(score=run.score * score), ["AP"])
+    assert len(built) == 1  # the judgments were prepared once
+    assert list(qrels.attrs) == ["name"] and list(run.attrs) == ["name"]  # nothing stored on the user's frames
+    pd.testing.assert_frame_equal(rk.evaluate(qrels, run, ["AP", "nDCG@3"]), first)
+
+
+ORIGINAL_INDEX = join._index
+
+
+def test_judgments_edited_in_place_are_prepared_again():
+    qrels, run = frames()
+    before = rk.evaluate(qrels, run, ["AP"]).AP.tolist()
+    qrels.loc[qrels.doc_id == "a", "relevance"] = 0  # q1's only top document is no longer relevant
+    after = rk.evaluate(qrels, run, ["AP"]).AP.tolist()
+    assert before == [pytest.approx((1 + 2 / 3) / 2), 1.0]  # q1: a (2) at 1, c (1) at 3
+    assert after == [pytest.approx(1 / 3), 1.0]  # q1: c alone at 3
+
+
+def test_compare_of_a_sweep_matches_single_evaluations():
+    qrels, run = frames()
+    runs = {f"s{k}": run.assign(score=run.score * (-1) ** k) for k in range(4)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = rk.compare(qrels, runs, "AP", test="t")
+    means = {name: float(rk.evaluate(qrels, system, ["AP"]).AP.mean()) for name, system in runs.items()}
+    assert len(table) >= 3 and set(table.system) | set(table.baseline) == set(runs)
+    for row in table.itertuples():
+        assert row.mean == means[row.system] and row.baseline_mean == means[row.baseline]
