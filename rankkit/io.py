@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import weakref
 from collections.abc import Iterable, Mapping
 from itertools import chain
 from operator import attrgetter, itemgetter
@@ -410,13 +411,13 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
     what = what or f"{kind} DataFrame"
     query, doc, value, is_rank = _find_columns(list(df.columns), kind, columns or {}, what)
     value_col = _FORMATS[kind][0]
-    ids = []
     for col in (query, doc):
         series = df[col]
         if series.isna().any():
             row = _plain(series.index[series.isna().to_numpy()][0])
             raise ValueError(f"{what}: {col} is missing in row {row!r}")
-        ids.append(_query_column(series) if col == query else _doc_column(series))
+    arrays, seen = _seen(df[query], df[doc])
+    ids = [seen if seen is not None else _query_column(df[query]), _doc_column(df[doc])]
     raw = df[value]
     try:
         values = raw.to_numpy(dtype=np.float64)
@@ -428,8 +429,38 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
         raise ValueError(f"{what}: {name} must be a number, got {raw[row]!r} in row {row!r}") from None
     out = _frame(ids[0], ids[1], 0.0 - values if is_rank else values, kind)
     _check_values(out, kind, where=what)
-    _check_duplicates(out, kind, where=what)
+    if seen is None:
+        _check_duplicates(out, kind, where=what)
+        _remember(arrays, out.query_id)
     return out
+
+
+# Id columns seen before: (query ids, document ids) as two Arrow arrays -> the query
+# Categorical built from them, whose (query, document) pairs passed the duplicate check.
+# Arrow arrays are immutable, so the same two arrays need neither again: the runs of a
+# sweep (``run.assign(score=...)``) share them. Forgotten with either array.
+_SEEN: dict[tuple[int, int], tuple[weakref.ref, weakref.ref, pd.Series]] = {}
+
+
+def _seen(query: pd.Series, doc: pd.Series) -> tuple[tuple | None, pd.Series | None]:
+    """The two id columns as Arrow arrays (None unless both are Arrow strings) and, if they
+    were seen before, the query Categorical built then (else None)."""
+    if not all(isinstance(c.array, pd.arrays.ArrowStringArray) for c in (query, doc)):
+        return None, None
+    arrays = (arrow_strings(query), arrow_strings(doc))
+    hit = _SEEN.get((id(arrays[0]), id(arrays[1])))
+    if hit is not None and hit[0]() is arrays[0] and hit[1]() is arrays[1]:
+        return arrays, hit[2]
+    return arrays, None
+
+
+def _remember(arrays: tuple | None, query_ids: pd.Series) -> None:
+    if arrays is None:
+        return
+    key = (id(arrays[0]), id(arrays[1]))
+    _SEEN[key] = (weakref.ref(arrays[0]), weakref.ref(arrays[1]), query_ids)
+    for arr in arrays:
+        weakref.finalize(arr, _SEEN.pop, key, None)
 
 
 def _query_column(series: pd.Series) -> pd.Series | pa.ChunkedArray:

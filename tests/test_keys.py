@@ -131,3 +131,14 @@ def test_compare_of_a_sweep_matches_single_evaluations():
     assert len(table) >= 3 and set(table.system) | set(table.baseline) == set(runs)
     for row in table.itertuples():
         assert row.mean == means[row.system] and row.baseline_mean == means[row.baseline]
+
+
+def test_id_columns_checked_once_yet_an_edited_frame_is_checked_again():
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "x"], "score": [3.0, 2.0, 1.0]})
+    run = run.astype({"query_id": "str", "doc_id": "str"})
+    qrels = {"q1": {"a": 1}, "q2": {"x": 1}}
+    first = rk.evaluate(qrels, run, ["P@2"])
+    pd.testing.assert_frame_equal(rk.evaluate(qrels, run.assign(score=[1.0, 2.0, 3.0]), ["P@2"]), first)
+    run.loc[1, "doc_id"] = "a"  # now retrieved twice for q1: the new column is checked
+    with pytest.raises(ValueError, match="document 'a' is retrieved twice for query 'q1'"):
+        rk.evaluate(qrels, run, ["P@2"])
