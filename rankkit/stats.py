@@ -45,6 +45,7 @@ from scipy import special, stats
 
 from ._numerics import exact_matmul, query_mean, query_sum
 from ._validation import check_k, check_option, check_probability
+from .evaluate import QUERY_POLICIES
 
 # The renderers of a compare() table live in rankkit.report; rankkit.stats.to_markdown
 # and the others stay importable from here, where compare() is.
@@ -55,7 +56,6 @@ TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "tukey")
 #: ``fdr_bh`` and ``fdr_by``, ``hochberg`` for ``simes-hochberg``.
 CORRECTIONS = ("holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hochberg", "hommel",
                "fdr_bh", "bh", "fdr_by", "by", "none")
-QUERIES = ("run", "qrels")
 BOOTSTRAP_CIS = ("bca", "percentile")
 COLUMNS = [
     "system", "metric", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high",
@@ -212,7 +212,7 @@ def compare(
     if test == "tukey" and correction != "none":
         raise ValueError(f"correction must be 'none' with test='tukey' (Tukey's HSD corrects for "
                          f"all pairs itself), got {correction!r}")
-    queries = check_option(queries, QUERIES, "queries")
+    queries = check_option(queries, QUERY_POLICIES, "queries")
     bootstrap_ci = check_option(bootstrap_ci, BOOTSTRAP_CIS, "bootstrap_ci")
     alpha = check_probability(alpha, "alpha", high_open=True)
     n_resamples = check_k(n_resamples, "n_resamples")
