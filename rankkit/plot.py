@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._interpolation import interpolate_points, recall_cut
 from ._numerics import powers, query_mean, query_sum, weighted_rank_sum
 from ._validation import check_finite, check_option, check_probability, check_rel
-from .binary import ROUNDINGS, _recall_cut
+from .binary import ROUNDINGS
 from .rankings import as_rankings
 
 __all__ = [
@@ -147,18 +148,6 @@ def _axes_pair(ax):
 # --------------------------------------------------------------------------- PR curves
 
 
-def _interpolate(recall: np.ndarray, precision: np.ndarray) -> np.ndarray:
-    """Interpolated precision at each point: the max precision at this recall or higher."""
-    order = np.argsort(recall, kind="stable")
-    sorted_recall = recall[order]
-    suffix_max = np.maximum.accumulate(precision[order][::-1])[::-1]
-    # points at the same recall share the max over that whole recall group
-    first_of_group = np.searchsorted(sorted_recall, sorted_recall, side="left")
-    interp = np.empty_like(precision)
-    interp[order] = suffix_max[first_of_group]
-    return interp
-
-
 UNREACHED = ("keep", "cut", "grey")
 
 
@@ -188,7 +177,7 @@ def _eleven_point(df: pd.DataFrame, levels: np.ndarray, rounding: str) -> np.nda
     for level in levels:  # a fixed, small number of levels; queries are grouped, not looped
         if counted:
             with np.errstate(invalid="ignore"):
-                cut = np.maximum(_recall_cut(level, n_rel, rounding), 1.0)
+                cut = np.maximum(recall_cut(level, n_rel, rounding), 1.0)
             reached = hits >= cut
         else:
             reached = recall >= level  # the same doubles as rk.interpolated_precision's test
@@ -231,7 +220,7 @@ def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.
         else:
             precision = curve["precision"].to_numpy(np.float64)
             if interpolated:
-                precision = _interpolate(recall, check_finite(precision, f"{where} precision"))
+                precision = interpolate_points(recall, check_finite(precision, f"{where} precision"))
     elif isinstance(curve, tuple) and len(curve) == 2:
         recall = np.asarray(curve[0], dtype=np.float64).ravel()
         precision = np.asarray(curve[1], dtype=np.float64).ravel()
@@ -240,7 +229,7 @@ def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.
                 f"{where} must be (recall, precision) of equal length, got {recall.size} and {precision.size}"
             )
         if interpolated:
-            precision = _interpolate(recall, check_finite(precision, f"{where} precision"))
+            precision = interpolate_points(recall, check_finite(precision, f"{where} precision"))
     else:
         try:
             values = np.asarray(curve, dtype=np.float64)
