@@ -25,16 +25,18 @@ Reading the plotted data back (assert on data, not pixels):
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ._interpolation import interpolate_points, recall_cut
-from ._numerics import powers, query_mean, query_sum, weighted_rank_sum
+from ._numerics import powers, query_mean, query_sum
 from ._validation import check_finite, check_option, check_probability, check_rel
 from .binary import ROUNDINGS
+from .graded import rbp
 from .rankings import as_rankings
 
 __all__ = [
@@ -695,16 +697,6 @@ def per_query_differences(
 # --------------------------------------------------------------------------- RBP sweep
 
 
-def _rbp_sweep(labels: np.ndarray, ps: np.ndarray) -> np.ndarray:
-    """RBP = (1 - p) * sum_i r_i p^(i-1), for every row of ``labels`` and every p: (n, len(ps)).
-
-    Summed in rank order with the powers of :func:`rankkit.rbp` (see ``rankkit._numerics``).
-    """
-    depth = labels.shape[1]
-    sweep = [(1.0 - p) * weighted_rank_sum(labels, powers(p, depth)) for p in ps]  # a few p's
-    return np.stack(sweep, axis=1) if sweep else np.zeros((labels.shape[0], 0))
-
-
 def _check_ps(ps) -> np.ndarray:
     if ps is None:
         ps = np.linspace(0.1, 0.99, 90)
@@ -716,8 +708,9 @@ def _check_ps(ps) -> np.ndarray:
     return ps_arr
 
 
-def _rbp_values(rankings, rel, max_grade) -> tuple[dict[str, np.ndarray], float, float | None]:
-    """name -> per-rank utility r_i (rows: queries), validated; and rel, max_grade."""
+def _rbp_values(rankings, rel, max_grade) -> tuple[dict[str, Callable], float, float | None]:
+    """name -> its RBP curve, a function p -> RBP per query (:func:`rankkit.rbp` of its
+    rankings), the rankings validated; and rel, max_grade."""
     rel = check_rel(rel)
     if max_grade is not None:
         if isinstance(max_grade, (bool, np.bool_)) or not isinstance(max_grade, numbers.Real) or not (
@@ -741,28 +734,26 @@ def _rbp_values(rankings, rel, max_grade) -> tuple[dict[str, np.ndarray], float,
             named = {f"ranking {i + 1}": row[: r.lengths[i]] for i, row in enumerate(r.labels)}
         mean_over_rows = False
 
-    values = {}
+    curves = {}
     for name, labels in named.items():
-        r = as_rankings(labels)
-        if max_grade is None:
-            utility = r.relevant(rel).astype(np.float64)
-        else:
-            if r.labels.size and r.labels.max() > max_grade:
-                where = f"rankings[{name!r}]" if mean_over_rows else "rankings"
-                raise ValueError(
-                    f"{where}: labels must be <= max_grade={max_grade!r}, got {float(r.labels.max())!r}"
-                )
-            utility = r.labels / max_grade
-        values[name] = r.expected(utility)
-    return values, rel, max_grade
+        curve = partial(rbp, as_rankings(labels), rel=rel, max_grade=max_grade)
+        try:  # rankkit.rbp refuses labels above max_grade: say which ranking has them
+            curve()
+        except ValueError as exc:
+            where = f"rankings[{name!r}]" if mean_over_rows else "rankings"
+            raise ValueError(f"{where}: {exc}") from None
+        curves[name] = curve
+    return curves, rel, max_grade
 
 
-def _mean_rbp(values: np.ndarray, ps: np.ndarray) -> np.ndarray:
-    sweep = _rbp_sweep(values, ps)
+def _mean_rbp(curve: Callable, ps: np.ndarray) -> np.ndarray:
+    """The mean over queries (in query order) of ``curve(p=p)`` at each p of ``ps``."""
+    sweep = [np.atleast_1d(curve(p=float(p))) for p in ps]  # a few p's
+    sweep = np.stack(sweep, axis=1) if sweep else np.zeros((0, 0))
     return query_mean(sweep) if sweep.shape[0] else np.zeros_like(ps)
 
 
-def _crossings(values: dict[str, np.ndarray], ps: np.ndarray) -> pd.DataFrame:
+def _crossings(values: dict[str, Callable], ps: np.ndarray) -> pd.DataFrame:
     """Where two mean-RBP curves cross inside the sweep: sign changes of their difference
     on the grid ``ps``, refined by bisection to ~1e-12 (a pair crossing twice between two
     grid points is not seen)."""
