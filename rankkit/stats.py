@@ -233,14 +233,7 @@ def compare(
     if n_queries < 2:
         raise ValueError(f"need at least two queries to compare systems, got {n_queries}")
 
-    if baseline is None:
-        pairs = [(j, i) for i, j in itertools.combinations(range(len(names)), 2)]
-    else:
-        b = names.index(baseline)
-        pairs = [(i, b) for i in range(len(names)) if i != b]
-    sys_idx = np.array([p[0] for p in pairs])
-    base_idx = np.array([p[1] for p in pairs])
-
+    sys_idx, base_idx = _pairs(names, baseline)
     # All comparisons of all metrics as one (n_comparisons, n_queries) block.
     a = scores[sys_idx].transpose(1, 0, 2).reshape(-1, n_queries)
     b = scores[base_idx].transpose(1, 0, 2).reshape(-1, n_queries)
@@ -250,16 +243,42 @@ def compare(
         res["p_value"] = _other_pvalues(a, b, test)
     elif test == "tukey":
         res["p_value"], res["ci_low"], res["ci_high"] = _tukey(scores, sys_idx, base_idx, alpha)
+    res["p_adjusted"] = _adjust_per_metric(res["p_value"], len(metrics), correction)
+    res["wins"], res["losses"] = (a > b).sum(axis=1), (a < b).sum(axis=1)
+    table = _comparison_table(names, metrics, scores, sys_idx, base_idx, res, alpha)
+    table.attrs.update(test=getattr(test, "__name__", "custom") if callable(test) else test,
+                       correction=correction, alpha=alpha,
+                       n_resamples=n_resamples, seed=seed if _is_int(seed) else None,
+                       bootstrap_ci=bootstrap_ci)
+    return table
 
-    n_pairs = len(pairs)
-    p_adjusted = np.concatenate([
-        adjust_pvalues(res["p_value"][m * n_pairs:(m + 1) * n_pairs], correction)
-        for m in range(len(metrics))
+
+def _pairs(names: list, baseline) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (system, baseline) of the comparisons: every system against ``baseline``, or
+    for ``baseline=None`` every pair, the later system against the earlier."""
+    if baseline is None:
+        pairs = [(j, i) for i, j in itertools.combinations(range(len(names)), 2)]
+    else:
+        b = names.index(baseline)
+        pairs = [(i, b) for i in range(len(names)) if i != b]
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
+def _adjust_per_metric(p_values: np.ndarray, n_metrics: int, correction: str) -> np.ndarray:
+    """The correction applied to each metric's block of comparisons (the family) separately."""
+    n_pairs = len(p_values) // n_metrics
+    return np.concatenate([
+        adjust_pvalues(p_values[m * n_pairs:(m + 1) * n_pairs], correction)
+        for m in range(n_metrics)
     ])
+
+
+def _comparison_table(names, metrics, scores, sys_idx, base_idx, res: dict, alpha: float) -> pd.DataFrame:
+    """compare()'s rows, metric by metric, from the per-comparison results ``res``."""
     means = query_mean(np.moveaxis(scores, 2, 0))  # (n_systems, n_metrics), in query order
-    table = pd.DataFrame({
+    return pd.DataFrame({
         "system": [names[i] for _ in metrics for i in sys_idx],
-        "metric": [m for m in metrics for _ in pairs],
+        "metric": [m for m in metrics for _ in sys_idx],
         "baseline": [names[i] for _ in metrics for i in base_idx],
         "mean": means[sys_idx].T.ravel(),
         "baseline_mean": means[base_idx].T.ravel(),
@@ -267,18 +286,13 @@ def compare(
         "ci_low": res["ci_low"],
         "ci_high": res["ci_high"],
         "p_value": res["p_value"],
-        "p_adjusted": p_adjusted,
+        "p_adjusted": res["p_adjusted"],
         "effect_size": res["effect_size"],
-        "significant": p_adjusted < alpha,
-        "n_queries": np.full(len(a), n_queries, dtype=np.int64),
-        "wins": (a > b).sum(axis=1),
-        "losses": (a < b).sum(axis=1),
+        "significant": res["p_adjusted"] < alpha,
+        "n_queries": np.full(len(res["diff"]), scores.shape[2], dtype=np.int64),
+        "wins": res["wins"],
+        "losses": res["losses"],
     }, columns=COLUMNS)
-    table.attrs.update(test=getattr(test, "__name__", "custom") if callable(test) else test,
-                       correction=correction, alpha=alpha,
-                       n_resamples=n_resamples, seed=seed if _is_int(seed) else None,
-                       bootstrap_ci=bootstrap_ci)
-    return table
 
 
 def _other_pvalues(a: np.ndarray, b: np.ndarray, test) -> np.ndarray:
