@@ -33,6 +33,7 @@ from typing import Literal, Union
 import numpy as np
 import pandas as pd
 
+from ._interpolation import interpolate, recall_cut
 from ._numerics import rank_product, rank_sum
 from ._validation import check_finite, check_k, check_n_relevant, check_option, check_rel
 from .rankings import Rankings, RankingsLike, as_rankings
@@ -683,11 +684,6 @@ def _precision_matrix(r: Rankings, relevant: np.ndarray):
     return prec, hits, inside
 
 
-def _interpolate(prec: np.ndarray) -> np.ndarray:
-    """Int_Prec(rank X) = max Prec(rank Y) for all Y >= X (trec_eval)."""
-    return np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
-
-
 def _check_levels(recall_levels) -> np.ndarray:
     if recall_levels is None:
         return STANDARD_RECALL_LEVELS.copy()
@@ -704,46 +700,19 @@ def _check_levels(recall_levels) -> np.ndarray:
     return levels
 
 
-def _recall_cut(level, n_rel, rounding: str) -> np.ndarray:
-    """The count c of relevant documents at which recall ``level`` of ``n_rel`` is reached.
-
-    ``"textbook"``: the smallest c with ``c / n_rel >= level``, tested with the same
-    doubles a reader uses for the recall c / R of a ranking (so ``0.28 * 25`` being
-    7.000000000000001 does not make it 8); ``"nearest"``: ``lround(level * n_rel)``
-    (trec_eval 10); ``"plus_0.9"``: ``(long) (level * n_rel + 0.9)`` (trec_eval 9).
-    Arrays broadcast; the counts are returned as whole float64 numbers (0 for
-    ``n_rel == 0``).
-    """
-    level = np.asarray(level, dtype=np.float64)
-    n_rel = np.asarray(n_rel, dtype=np.float64)
-    x = level * n_rel
-    if rounding == "plus_0.9":
-        return np.floor(x + 0.9)  # (long) (x + 0.9), trec_eval <= 9
-    if rounding == "nearest":
-        whole = np.floor(x)
-        return whole + (x - whole >= 0.5)  # lround(x), trec_eval 10
-    count = np.ceil(x)
-    # fl(level * R) is within half an ulp of the product, so its ceiling is off by at most
-    # one from the smallest count passing the reader's test fl(c / R) >= level
-    with np.errstate(divide="ignore", invalid="ignore"):
-        count = np.where((count - 1) / n_rel >= level, count - 1, count)
-        count = np.where(count / n_rel < level, count + 1, count)
-    return count
-
-
 def _iprec_at_levels(r: Rankings, levels: np.ndarray, n_rel: np.ndarray, rel: float,
                      rounding: str) -> np.ndarray:
     """Interpolated precision of every query at every level, shape (n_queries, n_levels)."""
     ranks, n_found = _relevant_ranks(r.relevant(rel))[:2]
     # Precision only rises at a relevant rank, so the maximum over ranks >= the c-th
     # relevant one is the maximum over the relevant ranks from the c-th on.
-    best = _interpolate(_precision_at_relevant(ranks))
+    best = interpolate(_precision_at_relevant(ranks))
     rows = np.arange(r.n_queries)
     out = np.zeros((r.n_queries, levels.size))
     if not ranks.shape[1]:
         return out
     for j, level in enumerate(levels):  # a few levels; every query at once
-        cut = np.maximum(_recall_cut(level, n_rel, rounding), 1).astype(np.int64)  # 0 acts as 1
+        cut = np.maximum(recall_cut(level, n_rel, rounding), 1).astype(np.int64)  # 0 acts as 1
         reached = (cut <= n_found) & (n_rel > 0)
         at = np.minimum(cut, ranks.shape[1]) - 1
         out[:, j] = np.where(reached, best[rows, at], 0.0)
@@ -831,7 +800,7 @@ def _trec_eval_walk(r: Rankings, levels: np.ndarray, n_rel: np.ndarray, rel: flo
                     rounding: str) -> np.ndarray:
     """The value of each level as ``m_11pt_avg.c`` assigns it, shape (n_queries, n_levels)."""
     ranks, n_found = _relevant_ranks(r.relevant(rel))[:2]
-    best = _interpolate(_precision_at_relevant(ranks))  # best[:, t - 1]: at the t-th relevant
+    best = interpolate(_precision_at_relevant(ranks))  # best[:, t - 1]: at the t-th relevant
     rows = np.arange(r.n_queries)
     first = best[:, 0] if best.shape[1] else np.zeros(r.n_queries)
     values = np.zeros((r.n_queries, levels.size))
@@ -839,7 +808,7 @@ def _trec_eval_walk(r: Rankings, levels: np.ndarray, n_rel: np.ndarray, rel: flo
     stuck = np.zeros(r.n_queries, dtype=bool)
     reached = n_found.copy()  # the walk's current relevant document
     for j in range(levels.size - 1, -1, -1):  # a few levels; every query at once
-        cut = _recall_cut(levels[j], n_rel, rounding).astype(np.int64)
+        cut = recall_cut(levels[j], n_rel, rounding).astype(np.int64)
         skipping &= cut > n_found
         walking = ~skipping & ~stuck
         match = walking & (cut >= 1) & (cut <= reached)
@@ -958,7 +927,7 @@ def pr_curve(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> pd.D
     _no_ties(r, "pr_curve")
     relevant = r.relevant(rel)
     prec, hits, inside = _precision_matrix(r, relevant)
-    interpolated = _interpolate(prec)
+    interpolated = interpolate(prec)
     ranks = np.broadcast_to(np.arange(1, r.depth + 1), prec.shape)
     columns = {
         "rank": ranks[inside].astype(np.int64),

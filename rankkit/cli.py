@@ -205,7 +205,8 @@ def _run_names(paths: Sequence[str], baseline: str | None) -> list[str]:
 
 
 def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
-    from .stats import _display_frame, _note, compare, to_latex, to_markdown
+    from .report import to_latex, to_markdown, to_text
+    from .stats import compare
 
     if len(args.runs) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(args.runs)}")
@@ -228,8 +229,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
     elif args.format == "csv":
         table.to_csv(out, index=False, lineterminator="\n")
     else:
-        text = _display_frame(table, 4, "*").to_string(index=False)
-        out.write(text + "\n" + _note(table, "*") + "\n")
+        out.write(to_text(table, digits=4, mark="*") + "\n")
 
 
 def _silence(out: TextIO) -> None:

@@ -5,7 +5,8 @@ agree on it: the rank order versus the relevance labels (:func:`pair_counts`,
 :func:`inversions`, :func:`pnr`), two score vectors (:func:`kendall_tau`,
 :func:`kendall_distance`), or relevance labels versus model scores (:func:`auc`).
 
-Input conventions (shared by every function here):
+Input conventions (shared by every function here and by :mod:`rankkit.unranked`; read by
+``rankkit._rows``):
 
 - a 1-D list or array is one list and gives a Python float;
 - a 2-D array holds one list per row (every row the same length) and gives one value per row;
@@ -29,17 +30,14 @@ italics and listed with title, author and address in :mod:`rankkit.sources`:
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 
-from ._validation import check_finite, check_option, check_rel
-from .rankings import Rankings
+from ._rows import FloatOrArray, Rows, as_pair, as_rows
+from ._validation import check_option, check_rel
 
 __all__ = ["PairCounts", "pair_counts", "inversions", "pnr", "kendall_tau", "kendall_distance", "auc"]
-
-FloatOrArray = Union[float, np.ndarray]
 
 # Lists up to this length compare all pairs by broadcasting; longer ones use the merge sort.
 _BROADCAST_MAX_LEN = 16
@@ -53,70 +51,6 @@ class PairCounts(NamedTuple):
     concordant: FloatOrArray
     discordant: FloatOrArray
     tied: FloatOrArray
-
-
-# --------------------------------------------------------------------------- input
-
-
-class _Rows(NamedTuple):
-    values: np.ndarray  # float64 (n, L), padded with 0 beyond each row's length
-    lengths: np.ndarray  # int64 (n,)
-    scalar: bool  # a single 1-D list: return Python floats
-
-    @property
-    def shape(self) -> Any:
-        if self.scalar:
-            return (int(self.lengths[0]),)
-        if np.all(self.lengths == self.values.shape[1]):
-            return self.values.shape
-        return f"ragged rows of lengths {self.lengths.tolist()}"
-
-    def result(self, values: np.ndarray) -> FloatOrArray:
-        values = np.asarray(values, dtype=np.float64)
-        return float(values[0]) if self.scalar else values
-
-
-def _as_rows(x: Any, name: str) -> _Rows:
-    """A 1-D list, a 2-D array or a (ragged) list of lists as padded rows; reject NaN/inf."""
-    if isinstance(x, Rankings):
-        return _Rows(x.labels.astype(np.float64), x.lengths.astype(np.int64), x.scalar)
-    if isinstance(x, (list, tuple)) and any(
-        isinstance(row, (list, tuple, np.ndarray, pd.Series)) for row in x
-    ):
-        try:
-            rows = [np.asarray(row, dtype=np.float64) for row in x]
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must hold numbers, got {exc}") from None
-        if any(row.ndim != 1 for row in rows):
-            raise ValueError(f"{name} must be 1-D, 2-D or a list of 1-D lists")
-        lengths = np.array([row.size for row in rows], dtype=np.int64)
-        values = np.zeros((len(rows), int(lengths.max()) if len(rows) else 0))
-        valid = np.arange(values.shape[1]) < lengths[:, None]
-        if len(rows):
-            values[valid] = np.concatenate(rows)
-        check_finite(values, name)
-        return _Rows(values, lengths, False)
-    try:
-        values = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must hold numbers, got {type(x).__name__}: {exc}") from None
-    scalar = values.ndim == 1
-    if scalar:
-        values = values[None, :]
-    elif values.ndim != 2:
-        raise ValueError(f"{name} must be 1-D or 2-D, got {values.ndim}-D")
-    check_finite(values, name)
-    lengths = np.full(values.shape[0], values.shape[1], dtype=np.int64)
-    return _Rows(values, lengths, scalar)
-
-
-def _as_pair(a: Any, b: Any, name_a: str, name_b: str) -> tuple[_Rows, _Rows]:
-    """Two inputs of the same shape (the same row lengths)."""
-    ra, rb = _as_rows(a, name_a), _as_rows(b, name_b)
-    if ra.scalar != rb.scalar or ra.lengths.shape != rb.lengths.shape or np.any(ra.lengths != rb.lengths):
-        raise ValueError(f"{name_a} and {name_b} must have the same shape, got {ra.shape} and {rb.shape}")
-    width = int(ra.lengths.max()) if ra.lengths.size else 0  # a Rankings may be padded wider
-    return ra._replace(values=ra.values[:, :width]), rb._replace(values=rb.values[:, :width])
 
 
 # --------------------------------------------------------------------------- kernels
@@ -215,9 +149,9 @@ def _pair_stats(a: np.ndarray, b: np.ndarray, lengths: np.ndarray) -> np.ndarray
     return _pair_stats_merge(a, b, lengths)
 
 
-def _label_pair_counts(labels: Any) -> tuple[_Rows, np.ndarray, np.ndarray, np.ndarray]:
+def _label_pair_counts(labels: Any) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray]:
     """The rows, and (concordant, discordant, tied) pairs i < j of labels in rank order."""
-    r = _as_rows(labels, "labels")
+    r = as_rows(labels, "labels")
     values = r.values[:, : int(r.lengths.max()) if r.lengths.size else 0]
     n, length = values.shape
     if length <= _BROADCAST_MAX_LEN:
@@ -235,7 +169,7 @@ def _label_pair_counts(labels: Any) -> tuple[_Rows, np.ndarray, np.ndarray, np.n
     return r, concordant, discordant, tied
 
 
-def _scored_pair_counts(labels: Any, scores: Any) -> tuple[_Rows, np.ndarray, np.ndarray, np.ndarray]:
+def _scored_pair_counts(labels: Any, scores: Any) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray]:
     """The rows, and (concordant, discordant, tied) pairs of labels ranked by ``scores``.
 
     A pair is concordant when the higher score goes with the higher label, discordant
@@ -243,13 +177,13 @@ def _scored_pair_counts(labels: Any, scores: Any) -> tuple[_Rows, np.ndarray, np
     scores and different labels counts 1/2 to each of concordant and discordant (its
     expected count over the two orders the tie allows).
     """
-    rl, rs = _as_pair(labels, scores, "labels", "scores")
+    rl, rs = as_pair(labels, scores, "labels", "scores")
     concordant, discordant, tied_scores, tied_labels, tied_both = _pair_stats(rs.values, rl.values, rl.lengths)
     half = (tied_scores - tied_both) / 2
     return rl, concordant + half, discordant + half, tied_labels
 
 
-def _counts(labels: Any, scores: Any) -> tuple[_Rows, np.ndarray, np.ndarray, np.ndarray]:
+def _counts(labels: Any, scores: Any) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray]:
     if scores is None:
         return _label_pair_counts(labels)
     return _scored_pair_counts(labels, scores)
@@ -460,7 +394,7 @@ def kendall_tau(a: Any, b: Any, *, variant: str = "b") -> FloatOrArray:
     array([-1., nan])
     """
     variant = check_option(variant, KENDALL_VARIANTS, "variant")
-    ra, rb = _as_pair(a, b, "a", "b")
+    ra, rb = as_pair(a, b, "a", "b")
     concordant, discordant, tied_a, tied_b, _ = _pair_stats(ra.values, rb.values, ra.lengths)
     total = ra.lengths * (ra.lengths - 1) / 2
     defined = (total > tied_a) & (total > tied_b)  # scipy: nan if all pairs are tied in a or b
@@ -511,7 +445,7 @@ def kendall_distance(a: Any, b: Any, *, normalize: bool = False) -> FloatOrArray
     """
     if not isinstance(normalize, (bool, np.bool_)):
         raise ValueError(f"normalize must be True or False, got {normalize!r}")
-    ra, rb = _as_pair(a, b, "a", "b")
+    ra, rb = as_pair(a, b, "a", "b")
     discordant = _pair_stats(ra.values, rb.values, ra.lengths)[1]
     if normalize:
         total = ra.lengths * (ra.lengths - 1) / 2
@@ -560,7 +494,7 @@ def auc(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
     array([0.25, nan])
     """
     rel = check_rel(rel)
-    rl, rs = _as_pair(labels, scores, "labels", "scores")
+    rl, rs = as_pair(labels, scores, "labels", "scores")
     valid = np.arange(rl.values.shape[1]) < rl.lengths[:, None]
     positive = (rl.values >= rel) & valid
     n_pos = positive.sum(axis=1)

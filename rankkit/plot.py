@@ -25,15 +25,18 @@ Reading the plotted data back (assert on data, not pixels):
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._numerics import powers, query_mean, query_sum, weighted_rank_sum
+from ._interpolation import interpolate_points, recall_cut
+from ._numerics import powers, query_mean, query_sum
 from ._validation import check_finite, check_option, check_probability, check_rel
-from .binary import ROUNDINGS, _recall_cut
+from .binary import ROUNDINGS
+from .graded import rbp
 from .rankings import as_rankings
 
 __all__ = [
@@ -147,18 +150,6 @@ def _axes_pair(ax):
 # --------------------------------------------------------------------------- PR curves
 
 
-def _interpolate(recall: np.ndarray, precision: np.ndarray) -> np.ndarray:
-    """Interpolated precision at each point: the max precision at this recall or higher."""
-    order = np.argsort(recall, kind="stable")
-    sorted_recall = recall[order]
-    suffix_max = np.maximum.accumulate(precision[order][::-1])[::-1]
-    # points at the same recall share the max over that whole recall group
-    first_of_group = np.searchsorted(sorted_recall, sorted_recall, side="left")
-    interp = np.empty_like(precision)
-    interp[order] = suffix_max[first_of_group]
-    return interp
-
-
 UNREACHED = ("keep", "cut", "grey")
 
 
@@ -188,7 +179,7 @@ def _eleven_point(df: pd.DataFrame, levels: np.ndarray, rounding: str) -> np.nda
     for level in levels:  # a fixed, small number of levels; queries are grouped, not looped
         if counted:
             with np.errstate(invalid="ignore"):
-                cut = np.maximum(_recall_cut(level, n_rel, rounding), 1.0)
+                cut = np.maximum(recall_cut(level, n_rel, rounding), 1.0)
             reached = hits >= cut
         else:
             reached = recall >= level  # the same doubles as rk.interpolated_precision's test
@@ -231,7 +222,7 @@ def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.
         else:
             precision = curve["precision"].to_numpy(np.float64)
             if interpolated:
-                precision = _interpolate(recall, check_finite(precision, f"{where} precision"))
+                precision = interpolate_points(recall, check_finite(precision, f"{where} precision"))
     elif isinstance(curve, tuple) and len(curve) == 2:
         recall = np.asarray(curve[0], dtype=np.float64).ravel()
         precision = np.asarray(curve[1], dtype=np.float64).ravel()
@@ -240,37 +231,42 @@ def _pr_points(name: str, curve, interpolated: bool, rounding: str) -> tuple[np.
                 f"{where} must be (recall, precision) of equal length, got {recall.size} and {precision.size}"
             )
         if interpolated:
-            precision = _interpolate(recall, check_finite(precision, f"{where} precision"))
+            precision = interpolate_points(recall, check_finite(precision, f"{where} precision"))
     else:
-        try:
-            values = np.asarray(curve, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{where} must be a DataFrame from rankkit.pr_curve, a (recall, precision) "
-                f"tuple or an array of interpolated precisions, got {type(curve).__name__}"
-            ) from None
-        if values.ndim not in (1, 2) or values.shape[-1] < 2:
-            raise ValueError(
-                f"{where} as an array must hold interpolated precisions at >= 2 recall levels "
-                f"(shape (levels,) or (n_queries, levels)), got shape {values.shape}"
-            )
-        if not interpolated:
-            raise ValueError(
-                f"{where} is an array of interpolated precisions; pass interpolated=True "
-                "(or give a DataFrame / (recall, precision) tuple for the raw curve)"
-            )
-        check_finite(values, where)
-        if values.ndim == 2:
-            values = query_mean(values)
-        levels = _levels(values.shape[-1])
-        positive = np.flatnonzero(values > 0)
-        # an array carries no recall: the last level with positive precision was reached
-        return levels, values, "levels", float(levels[positive[-1]]) if positive.size else 0.0
+        return _level_points(where, curve, interpolated)
     check_finite(recall, f"{where} recall")
     check_finite(precision, f"{where} precision")
     if recall.size == 0:
         raise ValueError(f"{where} is empty")
     return recall, precision, "points", float(recall.max())
+
+
+def _level_points(where: str, curve, interpolated: bool) -> tuple[np.ndarray, np.ndarray, str, float]:
+    """:func:`_pr_points` of an array of interpolated precisions at equally spaced levels."""
+    try:
+        values = np.asarray(curve, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{where} must be a DataFrame from rankkit.pr_curve, a (recall, precision) "
+            f"tuple or an array of interpolated precisions, got {type(curve).__name__}"
+        ) from None
+    if values.ndim not in (1, 2) or values.shape[-1] < 2:
+        raise ValueError(
+            f"{where} as an array must hold interpolated precisions at >= 2 recall levels "
+            f"(shape (levels,) or (n_queries, levels)), got shape {values.shape}"
+        )
+    if not interpolated:
+        raise ValueError(
+            f"{where} is an array of interpolated precisions; pass interpolated=True "
+            "(or give a DataFrame / (recall, precision) tuple for the raw curve)"
+        )
+    check_finite(values, where)
+    if values.ndim == 2:
+        values = query_mean(values)
+    levels = _levels(values.shape[-1])
+    positive = np.flatnonzero(values > 0)
+    # an array carries no recall: the last level with positive precision was reached
+    return levels, values, "levels", float(levels[positive[-1]]) if positive.size else 0.0
 
 
 def pr_curve(
@@ -435,14 +431,14 @@ def pr_sawtooth(labels, *, rel: float = 1, n_relevant=None, shade_ap: bool = Tru
     >>> ax.lines[1].get_label(), ax.get_title()
     ('AP = 0.7222 (area)', 'Precision-recall points of one ranking; shaded: AP = 0.7222')
     """
-    from .binary import average_precision, pr_curve as _pr_frame
+    from .binary import average_precision, pr_curve as pr_frame
 
     r = as_rankings(labels)
     if not r.scalar:
         raise ValueError(f"labels must be one ranking (1-D), got shape {r.labels.shape}")
     if not isinstance(shade_ap, (bool, np.bool_)):
         raise ValueError(f"shade_ap must be True or False, got {shade_ap!r}")
-    frame = _pr_frame(labels, rel=rel, n_relevant=n_relevant)
+    frame = pr_frame(labels, rel=rel, n_relevant=n_relevant)
     if frame.empty:
         raise ValueError("labels is empty: no precision-recall points")
     ap = float(average_precision(labels, rel=rel, n_relevant=n_relevant))
@@ -668,25 +664,7 @@ def per_query_differences(
     ax = _axes(ax)
     x = np.arange(values.size)
     many = values.size > max_labels
-    # edgeless bars; touching (and not antialiased) when many, else gaps between the
-    # sub-pixel bars alias into stripes
-    label = f"{system_name} − {baseline_name}"
-    if many:  # thousands of bars: drawn as one collection (ax.bar adds them one by one, ~0.5 ms each)
-        from matplotlib.collections import PolyCollection
-        from matplotlib.container import BarContainer
-        from matplotlib.patches import Rectangle
-
-        bars = [Rectangle((i - 0.5, 0.0), 1.0, v, facecolor=c, linewidth=0, antialiased=False)
-                for i, v, c in zip(x.tolist(), values.tolist(), colors.tolist())]
-        left = x - 0.5
-        corners = np.stack([np.stack([left, np.zeros_like(values)], 1), np.stack([left, values], 1),
-                            np.stack([left + 1.0, values], 1), np.stack([left + 1.0, np.zeros_like(values)], 1)], 1)
-        ax.add_collection(PolyCollection(corners, facecolors=colors, linewidths=0, antialiaseds=False), autolim=False)
-        ax.update_datalim([(-0.5, min(0.0, values.min())), (values.size - 0.5, max(0.0, values.max()))])
-        ax.autoscale_view()
-        ax.add_container(BarContainer(bars, label=label))
-    else:
-        bars = ax.bar(x, values, color=colors, width=0.8, linewidth=0, label=label)
+    bars = _difference_bars(ax, values, colors, f"{system_name} − {baseline_name}", many)
     for bar, query in zip(bars, ids):
         bar.set_gid(query)  # the query of each bar, readable however many bars there are
     ax.axhline(0.0, color="black", linewidth=0.8, label="zero")
@@ -703,17 +681,30 @@ def per_query_differences(
     return ax
 
 
+def _difference_bars(ax, values: np.ndarray, colors: np.ndarray, label: str, many: bool):
+    """Edgeless bars at x = 0, 1, ...: touching (and not antialiased) when ``many``, else
+    with gaps, since gaps between sub-pixel bars alias into stripes. Returns the bars."""
+    x = np.arange(values.size)
+    if not many:
+        return ax.bar(x, values, color=colors, width=0.8, linewidth=0, label=label)
+    # thousands of bars: drawn as one collection (ax.bar adds them one by one, ~0.5 ms each)
+    from matplotlib.collections import PolyCollection
+    from matplotlib.container import BarContainer
+    from matplotlib.patches import Rectangle
+
+    bars = [Rectangle((i - 0.5, 0.0), 1.0, v, facecolor=c, linewidth=0, antialiased=False)
+            for i, v, c in zip(x.tolist(), values.tolist(), colors.tolist())]
+    left = x - 0.5
+    corners = np.stack([np.stack([left, np.zeros_like(values)], 1), np.stack([left, values], 1),
+                        np.stack([left + 1.0, values], 1), np.stack([left + 1.0, np.zeros_like(values)], 1)], 1)
+    ax.add_collection(PolyCollection(corners, facecolors=colors, linewidths=0, antialiaseds=False), autolim=False)
+    ax.update_datalim([(-0.5, min(0.0, values.min())), (values.size - 0.5, max(0.0, values.max()))])
+    ax.autoscale_view()
+    ax.add_container(BarContainer(bars, label=label))
+    return bars
+
+
 # --------------------------------------------------------------------------- RBP sweep
-
-
-def _rbp_sweep(labels: np.ndarray, ps: np.ndarray) -> np.ndarray:
-    """RBP = (1 - p) * sum_i r_i p^(i-1), for every row of ``labels`` and every p: (n, len(ps)).
-
-    Summed in rank order with the powers of :func:`rankkit.rbp` (see ``rankkit._numerics``).
-    """
-    depth = labels.shape[1]
-    sweep = [(1.0 - p) * weighted_rank_sum(labels, powers(p, depth)) for p in ps]  # a few p's
-    return np.stack(sweep, axis=1) if sweep else np.zeros((labels.shape[0], 0))
 
 
 def _check_ps(ps) -> np.ndarray:
@@ -727,8 +718,9 @@ def _check_ps(ps) -> np.ndarray:
     return ps_arr
 
 
-def _rbp_values(rankings, rel, max_grade) -> tuple[dict[str, np.ndarray], float, float | None]:
-    """name -> per-rank utility r_i (rows: queries), validated; and rel, max_grade."""
+def _rbp_values(rankings, rel, max_grade) -> tuple[dict[str, Callable], float, float | None]:
+    """name -> its RBP curve, a function p -> RBP per query (:func:`rankkit.rbp` of its
+    rankings), the rankings validated; and rel, max_grade."""
     rel = check_rel(rel)
     if max_grade is not None:
         if isinstance(max_grade, (bool, np.bool_)) or not isinstance(max_grade, numbers.Real) or not (
@@ -752,28 +744,26 @@ def _rbp_values(rankings, rel, max_grade) -> tuple[dict[str, np.ndarray], float,
             named = {f"ranking {i + 1}": row[: r.lengths[i]] for i, row in enumerate(r.labels)}
         mean_over_rows = False
 
-    values = {}
+    curves = {}
     for name, labels in named.items():
-        r = as_rankings(labels)
-        if max_grade is None:
-            utility = r.relevant(rel).astype(np.float64)
-        else:
-            if r.labels.size and r.labels.max() > max_grade:
-                where = f"rankings[{name!r}]" if mean_over_rows else "rankings"
-                raise ValueError(
-                    f"{where}: labels must be <= max_grade={max_grade!r}, got {float(r.labels.max())!r}"
-                )
-            utility = r.labels / max_grade
-        values[name] = r.expected(utility)
-    return values, rel, max_grade
+        curve = partial(rbp, as_rankings(labels), rel=rel, max_grade=max_grade)
+        try:  # rankkit.rbp refuses labels above max_grade: say which ranking has them
+            curve()
+        except ValueError as exc:
+            where = f"rankings[{name!r}]" if mean_over_rows else "rankings"
+            raise ValueError(f"{where}: {exc}") from None
+        curves[name] = curve
+    return curves, rel, max_grade
 
 
-def _mean_rbp(values: np.ndarray, ps: np.ndarray) -> np.ndarray:
-    sweep = _rbp_sweep(values, ps)
+def _mean_rbp(curve: Callable, ps: np.ndarray) -> np.ndarray:
+    """The mean over queries (in query order) of ``curve(p=p)`` at each p of ``ps``."""
+    sweep = [np.atleast_1d(curve(p=float(p))) for p in ps]  # a few p's
+    sweep = np.stack(sweep, axis=1) if sweep else np.zeros((0, 0))
     return query_mean(sweep) if sweep.shape[0] else np.zeros_like(ps)
 
 
-def _crossings(values: dict[str, np.ndarray], ps: np.ndarray) -> pd.DataFrame:
+def _crossings(values: dict[str, Callable], ps: np.ndarray) -> pd.DataFrame:
     """Where two mean-RBP curves cross inside the sweep: sign changes of their difference
     on the grid ``ps``, refined by bisection to ~1e-12 (a pair crossing twice between two
     grid points is not seen)."""
@@ -1412,29 +1402,10 @@ def mrr_top_k(
         raise ValueError(f"two_panels must be True or False, got {two_panels!r}")
     if logx is not None and not isinstance(logx, (bool, np.bool_)):
         raise ValueError(f"logx must be True, False or None, got {logx!r}")
-    system_curves = {}
-    if systems is not None:
-        if isinstance(systems, pd.DataFrame):
-            named = {str(c): systems[c] for c in systems.columns}
-        elif isinstance(systems, Mapping):
-            named = {str(c): (v if isinstance(v, pd.Series) else pd.Series(v)) for c, v in systems.items()}
-        else:
-            raise ValueError(
-                f"systems must be a DataFrame indexed by k or a dict name -> Series, got {type(systems).__name__}"
-            )
-        if not named:
-            raise ValueError("systems must not be empty")
-        for name, series in named.items():
-            k = _check_ks(series.index, f"systems[{name!r}] index (k)")
-            y = check_finite(series.to_numpy(dtype=np.float64), f"systems[{name!r}]")
-            order = np.argsort(k, kind="stable")
-            system_curves[name] = (k[order], y[order])
+    system_curves = _system_curves(systems)
     if two_panels and not system_curves:
         raise ValueError("two_panels=True needs systems (the second panel shows their MRR@k)")
     palette = system_colors(system_curves, colors)
-    def use_log(largest: int) -> bool:
-        return largest > 20 if logx is None else bool(logx)
-
     largest_system_k = max([int(k.max()) for k, _ in system_curves.values()], default=1)
 
     if two_panels:
@@ -1462,27 +1433,67 @@ def mrr_top_k(
         if target is not None:
             right.axhline(target, color="tab:red", linestyle="--", linewidth=1, label=f"target MRR = {target:g}")
     if target is not None:
-        reached = {name: smallest_k_for_mrr(pd.Series(y, index=k), target) for name, (k, y) in system_curves.items()}
-        points = [(k, target, name) for name, k in reached.items() if k is not None]
-        if points:
-            right.scatter([p[0] for p in points], [p[1] for p in points], marker="v", color="tab:red", zorder=3,
-                          label="smallest k reaching target: " + ", ".join(f"{n} k={k}" for k, _, n in points))
-
-    from matplotlib.ticker import MaxNLocator, ScalarFormatter
+        _mark_smallest_k(right, system_curves, target)
 
     if two_panels:
         panels = [(left, int(ks.max())), (right, largest_system_k)]
     else:
         panels = [(left, max(int(ks.max()), largest_system_k))]
+    _format_k_axes(panels, logx)
+    _label_mrr_panels(left, right if two_panels else None, bool(system_curves), target)
+    return fig if two_panels else left
+
+
+def _system_curves(systems) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """name -> (k ascending, MRR@k) of each system given to :func:`mrr_top_k`, validated."""
+    if systems is None:
+        return {}
+    if isinstance(systems, pd.DataFrame):
+        named = {str(c): systems[c] for c in systems.columns}
+    elif isinstance(systems, Mapping):
+        named = {str(c): (v if isinstance(v, pd.Series) else pd.Series(v)) for c, v in systems.items()}
+    else:
+        raise ValueError(
+            f"systems must be a DataFrame indexed by k or a dict name -> Series, got {type(systems).__name__}"
+        )
+    if not named:
+        raise ValueError("systems must not be empty")
+    curves = {}
+    for name, series in named.items():
+        k = _check_ks(series.index, f"systems[{name!r}] index (k)")
+        y = check_finite(series.to_numpy(dtype=np.float64), f"systems[{name!r}]")
+        order = np.argsort(k, kind="stable")
+        curves[name] = (k[order], y[order])
+    return curves
+
+
+def _mark_smallest_k(ax, system_curves: dict, target: float) -> None:
+    """A marker at each system's smallest k reaching ``target`` (none for a system that never does)."""
+    reached = {name: smallest_k_for_mrr(pd.Series(y, index=k), target) for name, (k, y) in system_curves.items()}
+    points = [(k, target, name) for name, k in reached.items() if k is not None]
+    if points:
+        ax.scatter([p[0] for p in points], [p[1] for p in points], marker="v", color="tab:red", zorder=3,
+                   label="smallest k reaching target: " + ", ".join(f"{n} k={k}" for k, _, n in points))
+
+
+def _format_k_axes(panels: list, logx: bool | None) -> None:
+    """k axes of the MRR panels: logarithmic when asked, or (None) when the largest k of the
+    panel exceeds 20 (the annotated small k stay readable); else whole-number ticks."""
+    from matplotlib.ticker import MaxNLocator, ScalarFormatter
+
     for axis, largest in panels:
-        if use_log(largest):
+        if (largest > 20 if logx is None else bool(logx)):
             axis.set_xscale("log")
             axis.xaxis.set_major_formatter(ScalarFormatter())  # 1, 10, 100 rather than 10^0
         else:
             axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         axis.set_ylim(0.0, 1.05)
         axis.set_ylabel("MRR")
-    if two_panels:
+
+
+def _label_mrr_panels(left, right, has_systems: bool, target: float | None) -> None:
+    """Axis labels, titles and legends of :func:`mrr_top_k`; ``right`` is None for one panel."""
+    if right is not None:
         left.set_xlabel("k (answer placed uniformly in the top k)")
         left.set_title("MRR when the answer is uniform in the top k")
         left.legend(loc="upper right")
@@ -1490,12 +1501,11 @@ def mrr_top_k(
         right.set_ylabel("MRR@k")
         right.set_title("Systems' MRR@k" + (f" and the smallest k reaching {target:g}" if target is not None else ""))
         right.legend(loc="lower right")
-        return fig
-    left.set_xlabel("k (answer placed uniformly in the top k)" if not system_curves else "k")
+        return
+    left.set_xlabel("k (answer placed uniformly in the top k)" if not has_systems else "k")
     left.set_title("MRR vs k when the answer is uniform in the top k"
-                   + (", and systems' MRR@k" if system_curves else ""))
+                   + (", and systems' MRR@k" if has_systems else ""))
     if len(left.get_legend_handles_labels()[1]) > 1:
         left.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     else:
         left.legend(loc="upper right")
-    return left

@@ -26,9 +26,11 @@ Besides these, ``test="wilcoxon"`` (:func:`scipy.stats.wilcoxon`), ``test="tukey
 the intervals of those are the t-interval (Tukey: its own). Corrections take statsmodels'
 names (:func:`adjust_pvalues`).
 
-The reporting helpers :func:`style` (a pandas Styler for Jupyter), :func:`to_markdown`
-and :func:`to_latex` render a :func:`compare` table with significance marks;
-:func:`adjust_pvalues` applies a multiple-comparison correction to any p-values.
+:func:`adjust_pvalues` applies a multiple-comparison correction to any p-values. The
+renderers of a :func:`compare` table (:func:`~rankkit.report.to_markdown`,
+:func:`~rankkit.report.to_latex`, :func:`~rankkit.report.to_text`, :func:`~rankkit.report.style`
+for Jupyter, :func:`~rankkit.report.pyterrier_view`) live in :mod:`rankkit.report`; they are
+importable from here too (``rankkit.stats.to_markdown``).
 """
 
 from __future__ import annotations
@@ -43,13 +45,17 @@ from scipy import special, stats
 
 from ._numerics import exact_matmul, query_mean, query_sum
 from ._validation import check_k, check_option, check_probability
+from .evaluate import QUERY_POLICIES
+
+# The renderers of a compare() table live in rankkit.report; rankkit.stats.to_markdown
+# and the others stay importable from here, where compare() is.
+from .report import LAYOUTS, pyterrier_view, style, to_latex, to_markdown, to_text  # noqa: F401
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "tukey")
 #: Corrections by statsmodels' names (``multipletests``); ``bh`` and ``by`` are short for
 #: ``fdr_bh`` and ``fdr_by``, ``hochberg`` for ``simes-hochberg``.
 CORRECTIONS = ("holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hochberg", "hommel",
                "fdr_bh", "bh", "fdr_by", "by", "none")
-QUERIES = ("run", "qrels")
 BOOTSTRAP_CIS = ("bca", "percentile")
 COLUMNS = [
     "system", "metric", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high",
@@ -206,7 +212,7 @@ def compare(
     if test == "tukey" and correction != "none":
         raise ValueError(f"correction must be 'none' with test='tukey' (Tukey's HSD corrects for "
                          f"all pairs itself), got {correction!r}")
-    queries = check_option(queries, QUERIES, "queries")
+    queries = check_option(queries, QUERY_POLICIES, "queries")
     bootstrap_ci = check_option(bootstrap_ci, BOOTSTRAP_CIS, "bootstrap_ci")
     alpha = check_probability(alpha, "alpha", high_open=True)
     n_resamples = check_k(n_resamples, "n_resamples")
@@ -227,14 +233,7 @@ def compare(
     if n_queries < 2:
         raise ValueError(f"need at least two queries to compare systems, got {n_queries}")
 
-    if baseline is None:
-        pairs = [(j, i) for i, j in itertools.combinations(range(len(names)), 2)]
-    else:
-        b = names.index(baseline)
-        pairs = [(i, b) for i in range(len(names)) if i != b]
-    sys_idx = np.array([p[0] for p in pairs])
-    base_idx = np.array([p[1] for p in pairs])
-
+    sys_idx, base_idx = _pairs(names, baseline)
     # All comparisons of all metrics as one (n_comparisons, n_queries) block.
     a = scores[sys_idx].transpose(1, 0, 2).reshape(-1, n_queries)
     b = scores[base_idx].transpose(1, 0, 2).reshape(-1, n_queries)
@@ -244,16 +243,42 @@ def compare(
         res["p_value"] = _other_pvalues(a, b, test)
     elif test == "tukey":
         res["p_value"], res["ci_low"], res["ci_high"] = _tukey(scores, sys_idx, base_idx, alpha)
+    res["p_adjusted"] = _adjust_per_metric(res["p_value"], len(metrics), correction)
+    res["wins"], res["losses"] = (a > b).sum(axis=1), (a < b).sum(axis=1)
+    table = _comparison_table(names, metrics, scores, sys_idx, base_idx, res, alpha)
+    table.attrs.update(test=getattr(test, "__name__", "custom") if callable(test) else test,
+                       correction=correction, alpha=alpha,
+                       n_resamples=n_resamples, seed=seed if _is_int(seed) else None,
+                       bootstrap_ci=bootstrap_ci)
+    return table
 
-    n_pairs = len(pairs)
-    p_adjusted = np.concatenate([
-        adjust_pvalues(res["p_value"][m * n_pairs:(m + 1) * n_pairs], correction)
-        for m in range(len(metrics))
+
+def _pairs(names: list, baseline) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (system, baseline) of the comparisons: every system against ``baseline``, or
+    for ``baseline=None`` every pair, the later system against the earlier."""
+    if baseline is None:
+        pairs = [(j, i) for i, j in itertools.combinations(range(len(names)), 2)]
+    else:
+        b = names.index(baseline)
+        pairs = [(i, b) for i in range(len(names)) if i != b]
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
+def _adjust_per_metric(p_values: np.ndarray, n_metrics: int, correction: str) -> np.ndarray:
+    """The correction applied to each metric's block of comparisons (the family) separately."""
+    n_pairs = len(p_values) // n_metrics
+    return np.concatenate([
+        adjust_pvalues(p_values[m * n_pairs:(m + 1) * n_pairs], correction)
+        for m in range(n_metrics)
     ])
+
+
+def _comparison_table(names, metrics, scores, sys_idx, base_idx, res: dict, alpha: float) -> pd.DataFrame:
+    """compare()'s rows, metric by metric, from the per-comparison results ``res``."""
     means = query_mean(np.moveaxis(scores, 2, 0))  # (n_systems, n_metrics), in query order
-    table = pd.DataFrame({
+    return pd.DataFrame({
         "system": [names[i] for _ in metrics for i in sys_idx],
-        "metric": [m for m in metrics for _ in pairs],
+        "metric": [m for m in metrics for _ in sys_idx],
         "baseline": [names[i] for _ in metrics for i in base_idx],
         "mean": means[sys_idx].T.ravel(),
         "baseline_mean": means[base_idx].T.ravel(),
@@ -261,18 +286,13 @@ def compare(
         "ci_low": res["ci_low"],
         "ci_high": res["ci_high"],
         "p_value": res["p_value"],
-        "p_adjusted": p_adjusted,
+        "p_adjusted": res["p_adjusted"],
         "effect_size": res["effect_size"],
-        "significant": p_adjusted < alpha,
-        "n_queries": np.full(len(a), n_queries, dtype=np.int64),
-        "wins": (a > b).sum(axis=1),
-        "losses": (a < b).sum(axis=1),
+        "significant": res["p_adjusted"] < alpha,
+        "n_queries": np.full(len(res["diff"]), scores.shape[2], dtype=np.int64),
+        "wins": res["wins"],
+        "losses": res["losses"],
     }, columns=COLUMNS)
-    table.attrs.update(test=getattr(test, "__name__", "custom") if callable(test) else test,
-                       correction=correction, alpha=alpha,
-                       n_resamples=n_resamples, seed=seed if _is_int(seed) else None,
-                       bootstrap_ci=bootstrap_ci)
-    return table
 
 
 def _other_pvalues(a: np.ndarray, b: np.ndarray, test) -> np.ndarray:
@@ -656,326 +676,4 @@ def _hommel(ranked: np.ndarray) -> np.ndarray:
     return np.minimum(np.maximum(adjusted, ranked), 1.0)
 
 
-# -------------------------------------------------------------------------- reporting
-
-
-def pyterrier_view(table: pd.DataFrame) -> pd.DataFrame:
-    """A :func:`compare` table laid out as pyterrier's ``Experiment(..., baseline=0)``: one
-    row per system (the baseline first), and per metric its mean, ``+`` and ``-`` (queries
-    above / below the baseline), ``p-value``, ``p-value corrected`` and ``reject``; the
-    baseline's own comparison cells are empty.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> idx = pd.Index(["q1", "q2", "q3"], name="query_id")
-    >>> runs = {"bm25": pd.DataFrame({"AP": [0.1, 0.2, 0.3]}, index=idx),
-    ...         "dense": pd.DataFrame({"AP": [0.3, 0.1, 0.5]}, index=idx)}
-    >>> view = pyterrier_view(compare(None, runs, "AP", baseline="bm25"))
-    >>> view[["AP", "AP +", "AP -"]]
-                 AP  AP +  AP -
-    name
-    bm25   0.200000   NaN   NaN
-    dense  0.300000   2.0   1.0
-    """
-    missing = [c for c in COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"table must be a compare() result; missing columns {missing!r}")
-    baselines = table["baseline"].unique()
-    if len(baselines) != 1:
-        raise ValueError(f"pyterrier_view needs one baseline (compare(..., baseline=...)), got {list(baselines)!r}")
-    base = baselines[0]
-    systems = [base, *dict.fromkeys(table["system"])]
-    out = pd.DataFrame(index=pd.Index(systems, name="name"))
-    for metric, rows in table.groupby("metric", sort=False):
-        rows = rows.set_index("system")
-        out[metric] = pd.Series({base: rows["baseline_mean"].iloc[0], **rows["mean"].to_dict()})
-        out[f"{metric} +"] = rows["wins"].astype(float)
-        out[f"{metric} -"] = rows["losses"].astype(float)
-        out[f"{metric} p-value"] = rows["p_value"]
-        out[f"{metric} p-value corrected"] = rows["p_adjusted"]
-        out[f"{metric} reject"] = rows["significant"].astype(object)
-    return out
-
-
-def _fmt_num(x, digits: int, sign: bool = False) -> str:
-    if not np.isfinite(x):
-        return "inf" if x > 0 else ("-inf" if x < 0 else "nan")
-    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
-
-
-def _fmt_p(p, digits: int) -> str:
-    floor = 10.0 ** -digits
-    return f"<{floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
-
-
-LAYOUTS = ("long", "wide")
-
-
-def _display_frame(table: pd.DataFrame, digits: int, mark: str,
-                   layout: str = "long") -> pd.DataFrame:
-    """The table as strings: the columns a reader wants, the mark on significant diffs."""
-    missing = [c for c in COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"table must be a compare() result; missing columns {missing!r}")
-    layout = check_option(layout, LAYOUTS, "layout")
-    if layout == "wide":
-        return _wide_frame(table, digits, mark)
-    conf = 1 - float(table.attrs.get("alpha", 0.05))
-    rows = {
-        "System": table["system"].astype(str),
-        "Baseline": table["baseline"].astype(str),
-        "Metric": table["metric"].astype(str),
-        "Mean": [_fmt_num(x, digits) for x in table["mean"]],
-        "Diff": [_fmt_num(x, digits, sign=True) + (mark if s else "")
-                 for x, s in zip(table["diff"], table["significant"])],
-        f"{conf:.0%} CI": [f"[{_fmt_num(lo, digits, True)}, {_fmt_num(hi, digits, True)}]"
-                           for lo, hi in zip(table["ci_low"], table["ci_high"])],
-        "p": [_fmt_p(p, digits) for p in table["p_value"]],
-        "p adj.": [_fmt_p(p, digits) for p in table["p_adjusted"]],
-        "d": [_fmt_num(x, 2, sign=True) for x in table["effect_size"]],
-    }
-    return pd.DataFrame(rows)
-
-
-def _wide_frame(table: pd.DataFrame, digits: int, mark: str) -> pd.DataFrame:
-    """Systems as rows (baseline first), metrics as columns, means marked if significant."""
-    bases = list(dict.fromkeys(table["baseline"]))
-    if len(bases) != 1:
-        raise ValueError("layout='wide' needs a table with one baseline "
-                         f"(compare(..., baseline=NAME)), got {len(bases)} baselines")
-    metrics = list(dict.fromkeys(table["metric"]))
-    systems = list(dict.fromkeys(table["system"]))
-    cells = {(r.system, r.metric): _fmt_num(r.mean, digits) + (mark if r.significant else "")
-             for r in table.itertuples(index=False)}
-    base_means = dict(zip(table["metric"], table["baseline_mean"]))
-    rows = {"System": [str(bases[0])] + [str(s) for s in systems]}
-    for m in metrics:
-        rows[str(m)] = [_fmt_num(base_means[m], digits)] + [cells.get((s, m), "") for s in systems]
-    return pd.DataFrame(rows)
-
-
-def _note(table: pd.DataFrame, mark: str, layout: str = "long") -> str:
-    attrs = table.attrs
-    alpha = attrs.get("alpha", 0.05)
-    correction = attrs.get("correction", "holm")
-    test = attrs.get("test", "t")
-    tests = {"t": "paired t-test", "randomization": "paired randomization test",
-             "bootstrap": "paired bootstrap test", "wilcoxon": "Wilcoxon signed-rank test",
-             "tukey": "Tukey's HSD"}
-    corr = "no correction" if correction == "none" else f"{correction} correction per metric"
-    if layout == "wide":
-        base = table["baseline"].iloc[0] if len(table) else ""
-        return (f"Means; {mark} significantly different from {base} at alpha = {alpha:g} "
-                f"({tests.get(test, test)}, {corr}).")
-    return (f"{mark} significant at alpha = {alpha:g} ({tests.get(test, test)}, {corr}); "
-            "d: paired Cohen's d.")
-
-
-def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†",
-                layout: str = "long") -> str:
-    """Render a :func:`compare` table as a Markdown (pipe) table with significance marks.
-
-    No dependency beyond pandas (``tabulate`` is not needed).
-
-    Parameters
-    ----------
-    table : DataFrame
-        The result of :func:`compare`.
-    digits : int, default=4
-        Decimals of means, differences, intervals and p-values (smaller p-values print
-        as ``<0.0001``); effect sizes get 2.
-    mark : str, default="†"
-        Appended to the difference when ``significant`` (``p_adjusted < alpha``).
-    layout : {"long", "wide"}, default="long"
-        ``"long"``: one line per comparison with difference, interval, p-values and
-        effect size. ``"wide"``: the table of a paper, one line per system (the baseline
-        first) and one column per metric, each cell the system's mean, marked when it is
-        significantly different from the baseline; needs a single baseline.
-
-    Returns
-    -------
-    str
-        The table, then a line explaining the mark, test and correction.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
-    >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
-    >>> print(to_markdown(compare(None, {"bm25": a, "neural": b}, "AP")))
-    | System | Baseline | Metric | Mean   | Diff     | 95% CI             | p      | p adj. | d     |
-    | ------ | -------- | ------ | ------ | -------- | ------------------ | ------ | ------ | ----- |
-    | neural | bm25     | AP     | 0.4250 | +0.1250† | [+0.0454, +0.2046] | 0.0154 | 0.0154 | +2.50 |
-    <BLANKLINE>
-    † significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.
-    >>> print(to_markdown(compare(None, {"bm25": a, "neural": b}, "AP", baseline="bm25"),
-    ...                   layout="wide"))
-    | System | AP      |
-    | ------ | ------- |
-    | bm25   | 0.3000  |
-    | neural | 0.4250† |
-    <BLANKLINE>
-    Means; † significantly different from bm25 at alpha = 0.05 (paired t-test, holm correction per metric).
-    """
-    digits = _check_digits(digits)
-    frame = _display_frame(table, digits, mark, layout)
-
-    def cell(s) -> str:
-        return str(s).replace("|", "\\|")
-
-    header = [cell(c) for c in frame.columns]
-    body = [[cell(v) for v in row] for row in frame.itertuples(index=False)]
-    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
-
-    def line(cells) -> str:
-        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
-
-    out = [line(header), line(["-" * w for w in widths])] + [line(r) for r in body]
-    return "\n".join(out) + "\n\n" + _note(table, mark, layout)
-
-
-_LATEX_ESCAPES = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-    "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-}
-
-
-def _latex_escape(s: str) -> str:
-    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in s)
-
-
-def to_latex(table: pd.DataFrame, *, digits: int = 4, mark: str = r"$^\dagger$",
-             layout: str = "long", caption: str | None = None,
-             label: str | None = None) -> str:
-    r"""Render a :func:`compare` table as a LaTeX ``tabular`` (booktabs) with marks.
-
-    Needs ``\usepackage{booktabs}``. Text cells are escaped; the mark is inserted
-    verbatim. With ``caption`` or ``label``, the tabular is wrapped in a ``table``
-    environment.
-
-    Parameters
-    ----------
-    table : DataFrame
-        The result of :func:`compare`.
-    digits : int, default=4
-        Decimals, as in :func:`to_markdown`.
-    mark : str, default="$^\\dagger$"
-        LaTeX appended to a significant difference.
-    layout : {"long", "wide"}, default="long"
-        As in :func:`to_markdown`: one row per comparison, or systems x metrics means.
-    caption, label : str or None
-        Optional ``\caption`` and ``\label``.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = pd.DataFrame({"P@5": [0.2, 0.4, 0.0, 0.6]})
-    >>> b = pd.DataFrame({"P@5": [0.4, 0.6, 0.2, 0.6]})
-    >>> print(to_latex(compare(None, {"run_a": a, "run_b": b}, "P@5")))
-    \begin{tabular}{lllrrrrrr}
-    \toprule
-    System & Baseline & Metric & Mean & Diff & 95\% CI & p & p adj. & d \\
-    \midrule
-    run\_b & run\_a & P@5 & 0.4500 & +0.1500 & [-0.0091, +0.3091] & 0.0577 & 0.0577 & +1.50 \\
-    \bottomrule
-    \multicolumn{9}{l}{\footnotesize $^\dagger$ significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.} \\
-    \end{tabular}
-    """
-    digits = _check_digits(digits)
-    frame = _display_frame(table, digits, "\0", layout)  # placeholder: mark not escaped
-    cols = list(frame.columns)
-    first = 3 if layout == "long" else 1  # text columns, left-aligned
-
-    def cell(s) -> str:
-        return _latex_escape(str(s)).replace("\0", mark)
-
-    lines = [r"\begin{tabular}{" + "l" * first + "r" * (len(cols) - first) + "}", r"\toprule",
-             " & ".join(cell(c) for c in cols) + r" \\", r"\midrule"]
-    lines += [" & ".join(cell(v) for v in row) + r" \\" for row in frame.itertuples(index=False)]
-    note = _latex_escape(_note(table, "\0", layout)).replace("\0", mark)
-    lines += [r"\bottomrule",
-              rf"\multicolumn{{{len(cols)}}}{{l}}{{\footnotesize {note}}} \\",
-              r"\end{tabular}"]
-    body = "\n".join(lines)
-    if caption is None and label is None:
-        return body
-    head = [r"\begin{table}", r"\centering"]
-    if caption is not None:
-        head.append(rf"\caption{{{_latex_escape(caption)}}}")
-    if label is not None:
-        head.append(rf"\label{{{label}}}")
-    return "\n".join(head + [body, r"\end{table}"])
-
-
-def style(table: pd.DataFrame, *, digits: int = 4, mark: str = "†"):
-    """A pandas Styler showing a :func:`compare` table readably in Jupyter.
-
-    Numbers formatted to ``digits`` decimals (p-values below ``10**-digits`` as
-    ``<0.0001``), the ``significant`` column shown as ``mark``, significant rows'
-    difference and adjusted p-value in bold, the index hidden, and a caption naming
-    the test and correction. pandas' Styler needs ``jinja2`` (installed with
-    jupyterlab; not a core dependency of rankkit), so it is imported only here.
-
-    Parameters
-    ----------
-    table : DataFrame
-        The result of :func:`compare`.
-    digits : int, default=4
-    mark : str, default="†"
-
-    Returns
-    -------
-    pandas.io.formats.style.Styler
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
-    >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
-    >>> html = style(compare(None, {"bm25": a, "neural": b}, "AP")).to_html()
-    >>> "0.1250" in html and "†" in html
-    True
-    """
-    digits = _check_digits(digits)
-    _display_frame(table, digits, mark)  # validates the columns
-    try:
-        import jinja2  # noqa: F401  (pandas' Styler renders with jinja2)
-    except ImportError as exc:  # pragma: no cover - jinja2 ships with jupyter
-        raise ImportError("style() needs jinja2 (pip install jinja2)") from exc
-
-    def num(x):
-        return _fmt_num(x, digits)
-
-    def signed(x):
-        return _fmt_num(x, digits, sign=True)
-
-    formats = {
-        "mean": num, "baseline_mean": num, "diff": signed, "ci_low": signed, "ci_high": signed,
-        "p_value": lambda p: _fmt_p(p, digits), "p_adjusted": lambda p: _fmt_p(p, digits),
-        "effect_size": lambda x: _fmt_num(x, 2, sign=True),
-        "significant": lambda s: mark if s else "",
-    }
-    sig = table["significant"].to_numpy()
-
-    def bold(col):
-        return ["font-weight: bold" if s else "" for s in sig]
-
-    return (table.style
-            .format({k: v for k, v in formats.items() if k in table.columns})
-            .apply(bold, subset=["diff", "p_adjusted"], axis=0)
-            .hide(axis="index")
-            .set_caption(_note(table, mark)))
-
-
-def _check_digits(digits) -> int:
-    if not _is_int(digits) or digits < 0:
-        raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
-    return int(digits)
-
-
-__all__ = ["compare", "adjust_pvalues", "pyterrier_view", "style", "to_markdown", "to_latex"]
+__all__ = ["compare", "adjust_pvalues", "pyterrier_view", "style", "to_markdown", "to_latex", "to_text"]

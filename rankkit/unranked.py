@@ -4,7 +4,7 @@ The guide to ranking metrics (see References) starts from them to show why ranki
 its own metrics: mean squared error weighs every document alike, so a prediction with a
 *lower* error can still put an irrelevant document first (see the example of :func:`mse`).
 
-Inputs follow :mod:`rankkit.pairwise`: a 1-D list gives a Python float, a 2-D array one
+Inputs are read as in :mod:`rankkit.pairwise` (``rankkit._rows``): a 1-D list gives a Python float, a 2-D array one
 value per row, a list of lists may be ragged; NaN/inf and mismatched shapes raise
 ``ValueError``.
 
@@ -22,13 +22,13 @@ from typing import Any
 import numpy as np
 
 from ._numerics import rank_sum
-from .pairwise import FloatOrArray, _as_pair
+from ._rows import FloatOrArray, as_pair
 
 __all__ = ["mse", "mae"]
 
 
 def _mean_error(y_true: Any, y_pred: Any, power: int) -> FloatOrArray:
-    rt, rp = _as_pair(y_true, y_pred, "y_true", "y_pred")
+    rt, rp = as_pair(y_true, y_pred, "y_true", "y_pred")
     valid = np.arange(rt.values.shape[1]) < rt.lengths[:, None]
     error = np.abs(rt.values - rp.values)
     if power == 2:

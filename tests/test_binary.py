@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankkit import Rankings, as_rankings
+from rankkit._interpolation import recall_cut
 from rankkit.binary import (  # noqa: I001
     STANDARD_RECALL_LEVELS,
     average_precision,
     bpref,
-    _recall_cut,
     interpolated_precision,
     interpolated_precision_average,
     judged,
@@ -829,10 +829,10 @@ def test_interpolated_precision_textbook_counts_as_a_reader_does():
     assert interpolated_precision([1, 0, 1, 1], recall_levels=[level])[0] == 0.75
     # the count itself against brute force, for every R up to 300 and the standard levels
     for n_rel in range(1, 301):
-        got = _recall_cut(STANDARD_RECALL_LEVELS, n_rel, "textbook")
+        got = recall_cut(STANDARD_RECALL_LEVELS, n_rel, "textbook")
         want = [next(c for c in range(n_rel + 1) if c / n_rel >= level) for level in STANDARD_RECALL_LEVELS]
         np.testing.assert_array_equal(got, want)
-    assert _recall_cut(0.5, 0, "textbook") == 0  # no relevant document: nothing to count
+    assert recall_cut(0.5, 0, "textbook") == 0  # no relevant document: nothing to count
 
 
 def test_interpolated_precision_average_textbook_ignores_level_order():

@@ -1,0 +1,392 @@
+"""Reporting a :func:`rankkit.stats.compare` table: Markdown, LaTeX, plain text, a styled table.
+
+:func:`to_markdown`, :func:`to_latex` and :func:`to_text` render the table as text with
+the significant differences marked and a closing line naming the mark, the test and the
+correction; :func:`style` gives a pandas Styler for Jupyter; :func:`pyterrier_view`
+lays the table out as pyterrier's ``Experiment``. Each takes the DataFrame ``compare``
+returns (its columns, and ``table.attrs`` for the test, correction and alpha) and
+checks it is one.
+
+They are also importable from :mod:`rankkit.stats` (``rankkit.stats.to_markdown``), where
+``compare`` lives. This module itself does not import :mod:`rankkit.stats` (nor scipy)
+until a table is checked.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_option
+
+__all__ = ["pyterrier_view", "style", "to_markdown", "to_latex", "to_text"]
+
+#: Layouts of :func:`to_markdown`, :func:`to_latex` and :func:`to_text`.
+LAYOUTS = ("long", "wide")
+
+
+def _check_table(table: pd.DataFrame) -> None:
+    """Refuse anything but a :func:`rankkit.stats.compare` result, naming missing columns."""
+    from .stats import COLUMNS  # late: rankkit.stats re-exports this module's functions
+
+    missing = [c for c in COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"table must be a compare() result; missing columns {missing!r}")
+
+
+def pyterrier_view(table: pd.DataFrame) -> pd.DataFrame:
+    """A :func:`rankkit.stats.compare` table laid out as pyterrier's
+    ``Experiment(..., baseline=0)``: one row per system (the baseline first), and per
+    metric its mean, ``+`` and ``-`` (queries above / below the baseline), ``p-value``,
+    ``p-value corrected`` and ``reject``; the baseline's own comparison cells are empty.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit.stats import compare
+    >>> idx = pd.Index(["q1", "q2", "q3"], name="query_id")
+    >>> runs = {"bm25": pd.DataFrame({"AP": [0.1, 0.2, 0.3]}, index=idx),
+    ...         "dense": pd.DataFrame({"AP": [0.3, 0.1, 0.5]}, index=idx)}
+    >>> view = pyterrier_view(compare(None, runs, "AP", baseline="bm25"))
+    >>> view[["AP", "AP +", "AP -"]]
+                 AP  AP +  AP -
+    name
+    bm25   0.200000   NaN   NaN
+    dense  0.300000   2.0   1.0
+    """
+    _check_table(table)
+    baselines = table["baseline"].unique()
+    if len(baselines) != 1:
+        raise ValueError(f"pyterrier_view needs one baseline (compare(..., baseline=...)), got {list(baselines)!r}")
+    base = baselines[0]
+    systems = [base, *dict.fromkeys(table["system"])]
+    out = pd.DataFrame(index=pd.Index(systems, name="name"))
+    for metric, rows in table.groupby("metric", sort=False):
+        rows = rows.set_index("system")
+        out[metric] = pd.Series({base: rows["baseline_mean"].iloc[0], **rows["mean"].to_dict()})
+        out[f"{metric} +"] = rows["wins"].astype(float)
+        out[f"{metric} -"] = rows["losses"].astype(float)
+        out[f"{metric} p-value"] = rows["p_value"]
+        out[f"{metric} p-value corrected"] = rows["p_adjusted"]
+        out[f"{metric} reject"] = rows["significant"].astype(object)
+    return out
+
+
+def _fmt_num(x, digits: int, sign: bool = False) -> str:
+    if not np.isfinite(x):
+        return "inf" if x > 0 else ("-inf" if x < 0 else "nan")
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def _fmt_p(p, digits: int) -> str:
+    floor = 10.0 ** -digits
+    return f"<{floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
+
+
+def _display_frame(table: pd.DataFrame, digits: int, mark: str,
+                   layout: str = "long") -> pd.DataFrame:
+    """The table as strings: the columns a reader wants, the mark on significant diffs."""
+    _check_table(table)
+    layout = check_option(layout, LAYOUTS, "layout")
+    if layout == "wide":
+        return _wide_frame(table, digits, mark)
+    conf = 1 - float(table.attrs.get("alpha", 0.05))
+    rows = {
+        "System": table["system"].astype(str),
+        "Baseline": table["baseline"].astype(str),
+        "Metric": table["metric"].astype(str),
+        "Mean": [_fmt_num(x, digits) for x in table["mean"]],
+        "Diff": [_fmt_num(x, digits, sign=True) + (mark if s else "")
+                 for x, s in zip(table["diff"], table["significant"])],
+        f"{conf:.0%} CI": [f"[{_fmt_num(lo, digits, True)}, {_fmt_num(hi, digits, True)}]"
+                           for lo, hi in zip(table["ci_low"], table["ci_high"])],
+        "p": [_fmt_p(p, digits) for p in table["p_value"]],
+        "p adj.": [_fmt_p(p, digits) for p in table["p_adjusted"]],
+        "d": [_fmt_num(x, 2, sign=True) for x in table["effect_size"]],
+    }
+    return pd.DataFrame(rows)
+
+
+def _wide_frame(table: pd.DataFrame, digits: int, mark: str) -> pd.DataFrame:
+    """Systems as rows (baseline first), metrics as columns, means marked if significant."""
+    bases = list(dict.fromkeys(table["baseline"]))
+    if len(bases) != 1:
+        raise ValueError("layout='wide' needs a table with one baseline "
+                         f"(compare(..., baseline=NAME)), got {len(bases)} baselines")
+    metrics = list(dict.fromkeys(table["metric"]))
+    systems = list(dict.fromkeys(table["system"]))
+    cells = {(r.system, r.metric): _fmt_num(r.mean, digits) + (mark if r.significant else "")
+             for r in table.itertuples(index=False)}
+    base_means = dict(zip(table["metric"], table["baseline_mean"]))
+    rows = {"System": [str(bases[0])] + [str(s) for s in systems]}
+    for m in metrics:
+        rows[str(m)] = [_fmt_num(base_means[m], digits)] + [cells.get((s, m), "") for s in systems]
+    return pd.DataFrame(rows)
+
+
+def _note(table: pd.DataFrame, mark: str, layout: str = "long") -> str:
+    attrs = table.attrs
+    alpha = attrs.get("alpha", 0.05)
+    correction = attrs.get("correction", "holm")
+    test = attrs.get("test", "t")
+    tests = {"t": "paired t-test", "randomization": "paired randomization test",
+             "bootstrap": "paired bootstrap test", "wilcoxon": "Wilcoxon signed-rank test",
+             "tukey": "Tukey's HSD"}
+    corr = "no correction" if correction == "none" else f"{correction} correction per metric"
+    if layout == "wide":
+        base = table["baseline"].iloc[0] if len(table) else ""
+        return (f"Means; {mark} significantly different from {base} at alpha = {alpha:g} "
+                f"({tests.get(test, test)}, {corr}).")
+    return (f"{mark} significant at alpha = {alpha:g} ({tests.get(test, test)}, {corr}); "
+            "d: paired Cohen's d.")
+
+
+def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†",
+                layout: str = "long") -> str:
+    """Render a :func:`rankkit.stats.compare` table as a Markdown (pipe) table with marks.
+
+    No dependency beyond pandas (``tabulate`` is not needed).
+
+    Parameters
+    ----------
+    table : DataFrame
+        The result of :func:`rankkit.stats.compare`.
+    digits : int, default=4
+        Decimals of means, differences, intervals and p-values (smaller p-values print
+        as ``<0.0001``); effect sizes get 2.
+    mark : str, default="†"
+        Appended to the difference when ``significant`` (``p_adjusted < alpha``).
+    layout : {"long", "wide"}, default="long"
+        ``"long"``: one line per comparison with difference, interval, p-values and
+        effect size. ``"wide"``: the table of a paper, one line per system (the baseline
+        first) and one column per metric, each cell the system's mean, marked when it is
+        significantly different from the baseline; needs a single baseline.
+
+    Returns
+    -------
+    str
+        The table, then a line explaining the mark, test and correction.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit.stats import compare
+    >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
+    >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
+    >>> print(to_markdown(compare(None, {"bm25": a, "neural": b}, "AP")))
+    | System | Baseline | Metric | Mean   | Diff     | 95% CI             | p      | p adj. | d     |
+    | ------ | -------- | ------ | ------ | -------- | ------------------ | ------ | ------ | ----- |
+    | neural | bm25     | AP     | 0.4250 | +0.1250† | [+0.0454, +0.2046] | 0.0154 | 0.0154 | +2.50 |
+    <BLANKLINE>
+    † significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.
+    >>> print(to_markdown(compare(None, {"bm25": a, "neural": b}, "AP", baseline="bm25"),
+    ...                   layout="wide"))
+    | System | AP      |
+    | ------ | ------- |
+    | bm25   | 0.3000  |
+    | neural | 0.4250† |
+    <BLANKLINE>
+    Means; † significantly different from bm25 at alpha = 0.05 (paired t-test, holm correction per metric).
+    """
+    digits = _check_digits(digits)
+    frame = _display_frame(table, digits, mark, layout)
+
+    def cell(s) -> str:
+        return str(s).replace("|", "\\|")
+
+    header = [cell(c) for c in frame.columns]
+    body = [[cell(v) for v in row] for row in frame.itertuples(index=False)]
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+
+    def line(cells) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
+
+    out = [line(header), line(["-" * w for w in widths])] + [line(r) for r in body]
+    return "\n".join(out) + "\n\n" + _note(table, mark, layout)
+
+
+def to_text(table: pd.DataFrame, *, digits: int = 4, mark: str = "*",
+            layout: str = "long") -> str:
+    """Render a :func:`rankkit.stats.compare` table as plain text, for a terminal or a log.
+
+    The columns of :func:`to_markdown`, aligned with spaces (pandas' ``to_string``), then
+    the line explaining the mark, test and correction. It is what ``rankkit compare``
+    prints by default.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The result of :func:`rankkit.stats.compare`.
+    digits : int, default=4
+        Decimals, as in :func:`to_markdown`.
+    mark : str, default="*"
+        Appended to a significant difference (ASCII, so any terminal shows it).
+    layout : {"long", "wide"}, default="long"
+        As in :func:`to_markdown`.
+
+    Returns
+    -------
+    str
+        No trailing newline.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit.stats import compare
+    >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
+    >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
+    >>> print(to_text(compare(None, {"bm25": a, "neural": b}, "AP", baseline="bm25")))
+    System Baseline Metric   Mean     Diff           95% CI      p p adj.     d
+    neural     bm25     AP 0.4250 +0.1250* [+0.0454, +0.2046] 0.0154 0.0154 +2.50
+    * significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.
+    """
+    digits = _check_digits(digits)
+    frame = _display_frame(table, digits, mark, layout)
+    return frame.to_string(index=False) + "\n" + _note(table, mark, layout)
+
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+    "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(s: str) -> str:
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in s)
+
+
+def to_latex(table: pd.DataFrame, *, digits: int = 4, mark: str = r"$^\dagger$",
+             layout: str = "long", caption: str | None = None,
+             label: str | None = None) -> str:
+    r"""Render a :func:`rankkit.stats.compare` table as a LaTeX ``tabular`` (booktabs).
+
+    Needs ``\usepackage{booktabs}``. Text cells are escaped; the mark is inserted
+    verbatim. With ``caption`` or ``label``, the tabular is wrapped in a ``table``
+    environment.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The result of :func:`rankkit.stats.compare`.
+    digits : int, default=4
+        Decimals, as in :func:`to_markdown`.
+    mark : str, default="$^\\dagger$"
+        LaTeX appended to a significant difference.
+    layout : {"long", "wide"}, default="long"
+        As in :func:`to_markdown`: one row per comparison, or systems x metrics means.
+    caption, label : str or None
+        Optional ``\caption`` and ``\label``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit.stats import compare
+    >>> a = pd.DataFrame({"P@5": [0.2, 0.4, 0.0, 0.6]})
+    >>> b = pd.DataFrame({"P@5": [0.4, 0.6, 0.2, 0.6]})
+    >>> print(to_latex(compare(None, {"run_a": a, "run_b": b}, "P@5")))
+    \begin{tabular}{lllrrrrrr}
+    \toprule
+    System & Baseline & Metric & Mean & Diff & 95\% CI & p & p adj. & d \\
+    \midrule
+    run\_b & run\_a & P@5 & 0.4500 & +0.1500 & [-0.0091, +0.3091] & 0.0577 & 0.0577 & +1.50 \\
+    \bottomrule
+    \multicolumn{9}{l}{\footnotesize $^\dagger$ significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.} \\
+    \end{tabular}
+    """
+    digits = _check_digits(digits)
+    frame = _display_frame(table, digits, "\0", layout)  # placeholder: mark not escaped
+    cols = list(frame.columns)
+    first = 3 if layout == "long" else 1  # text columns, left-aligned
+
+    def cell(s) -> str:
+        return _latex_escape(str(s)).replace("\0", mark)
+
+    lines = [r"\begin{tabular}{" + "l" * first + "r" * (len(cols) - first) + "}", r"\toprule",
+             " & ".join(cell(c) for c in cols) + r" \\", r"\midrule"]
+    lines += [" & ".join(cell(v) for v in row) + r" \\" for row in frame.itertuples(index=False)]
+    note = _latex_escape(_note(table, "\0", layout)).replace("\0", mark)
+    lines += [r"\bottomrule",
+              rf"\multicolumn{{{len(cols)}}}{{l}}{{\footnotesize {note}}} \\",
+              r"\end{tabular}"]
+    body = "\n".join(lines)
+    if caption is None and label is None:
+        return body
+    head = [r"\begin{table}", r"\centering"]
+    if caption is not None:
+        head.append(rf"\caption{{{_latex_escape(caption)}}}")
+    if label is not None:
+        head.append(rf"\label{{{label}}}")
+    return "\n".join(head + [body, r"\end{table}"])
+
+
+def style(table: pd.DataFrame, *, digits: int = 4, mark: str = "†"):
+    """A pandas Styler showing a :func:`rankkit.stats.compare` table readably in Jupyter.
+
+    Numbers formatted to ``digits`` decimals (p-values below ``10**-digits`` as
+    ``<0.0001``), the ``significant`` column shown as ``mark``, significant rows'
+    difference and adjusted p-value in bold, the index hidden, and a caption naming
+    the test and correction. pandas' Styler needs ``jinja2`` (installed with
+    jupyterlab; not a core dependency of rankkit), so it is imported only here.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The result of :func:`rankkit.stats.compare`.
+    digits : int, default=4
+    mark : str, default="†"
+
+    Returns
+    -------
+    pandas.io.formats.style.Styler
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit.stats import compare
+    >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
+    >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
+    >>> html = style(compare(None, {"bm25": a, "neural": b}, "AP")).to_html()
+    >>> "0.1250" in html and "†" in html
+    True
+    """
+    digits = _check_digits(digits)
+    _display_frame(table, digits, mark)  # validates the columns
+    try:
+        import jinja2  # noqa: F401  (pandas' Styler renders with jinja2)
+    except ImportError as exc:  # pragma: no cover - jinja2 ships with jupyter
+        raise ImportError("style() needs jinja2 (pip install jinja2)") from exc
+
+    def num(x):
+        return _fmt_num(x, digits)
+
+    def signed(x):
+        return _fmt_num(x, digits, sign=True)
+
+    formats = {
+        "mean": num, "baseline_mean": num, "diff": signed, "ci_low": signed, "ci_high": signed,
+        "p_value": lambda p: _fmt_p(p, digits), "p_adjusted": lambda p: _fmt_p(p, digits),
+        "effect_size": lambda x: _fmt_num(x, 2, sign=True),
+        "significant": lambda s: mark if s else "",
+    }
+    sig = table["significant"].to_numpy()
+
+    def bold(col):
+        return ["font-weight: bold" if s else "" for s in sig]
+
+    return (table.style
+            .format({k: v for k, v in formats.items() if k in table.columns})
+            .apply(bold, subset=["diff", "p_adjusted"], axis=0)
+            .hide(axis="index")
+            .set_caption(_note(table, mark)))
+
+
+def _check_digits(digits) -> int:
+    if not isinstance(digits, numbers.Integral) or isinstance(digits, (bool, np.bool_)) or digits < 0:
+        raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
+    return int(digits)
