@@ -369,6 +369,10 @@ def _per_query_tables(qrels, runs, metrics, *, queries, ties, columns):
             raise ValueError(f"qrels must be given to score run(s) {to_score!r} "
                              "(or pass per-query tables)")
         from .evaluate import evaluate, expand_metrics  # late: sibling module
+        from .io import read_qrels
+
+        # Read once: every run is then joined with the same judgments, prepared once.
+        qrels = read_qrels(qrels, columns=columns)
 
         # evaluate() names columns by the spec as written; a trec_eval list such as
         # "P.5,10" expands to several columns.

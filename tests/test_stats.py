@@ -450,10 +450,12 @@ def test_runs_are_scored_with_evaluate(monkeypatch):
         return pd.DataFrame({"AP": scores[run]}, index=pd.Index(["q1", "q2", "q3"], name="query_id"))
 
     monkeypatch.setattr(ev, "evaluate", fake_evaluate)
+    # The judgments are read once, then every run is scored against what was read.
+    monkeypatch.setattr(importlib.import_module("rankkit.io"), "read_qrels", lambda q, columns=None: ("read", q))
     table = compare("QRELS", {"a": "run_a", "b": "run_b"}, ["AP"], ties="average",
                     queries="qrels")
-    assert calls == [("QRELS", "run_a", ["AP"], "average", "qrels"),
-                     ("QRELS", "run_b", ["AP"], "average", "qrels")]
+    assert calls == [(("read", "QRELS"), "run_a", ["AP"], "average", "qrels"),
+                     (("read", "QRELS"), "run_b", ["AP"], "average", "qrels")]
     assert table["diff"].iloc[0] == pytest.approx(0.1)
     assert table["p_value"].iloc[0] == stats.ttest_rel([0.3, 0.6, 0.6], [0.2, 0.4, 0.6]).pvalue
 
@@ -567,7 +569,7 @@ def fake_scoring(monkeypatch):
         return pd.DataFrame({m: scores[run][m] for m in metrics}, index=index)
 
     monkeypatch.setattr(importlib.import_module("rankkit.io"), "read_qrels",
-                        lambda path: "QRELS-TABLE")
+                        lambda path, columns=None: "QRELS-TABLE")
     monkeypatch.setattr(importlib.import_module("rankkit.evaluate"), "evaluate", fake_evaluate)
     return scores
 
