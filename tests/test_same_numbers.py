@@ -661,7 +661,7 @@ def test_geometric_mean_is_the_decimal_product():
     assert abs(expected - np.exp(np.mean(np.log(np.maximum(values, 1e-5))))) < 1e-14
 
 
-# --------------------------------------------------------------------------- C/W/L metrics
+# --------------------------------------------------------------------------- C/W/L metrics, compatibility
 
 
 def cwl_gains(r: Rankings, q: int, labels: list[float], low: float, high: float) -> list[float]:
@@ -741,3 +741,55 @@ def test_sdcg_and_insq_bit_for_bit(seed, ties):
             insq.append(left_sum(x * reach[i] for i, x in enumerate(g[:depth])) / left_sum(reach))
         same(cwl.sdcg(r, k=k, depth=depth), sdcg)
         same(cwl.insq(r, T=2.0, depth=depth), insq)
+
+
+def compat_reference(r: Rankings, q: int, p: float, normalize: bool) -> float:
+    """Documents by identity: the run's relevant ones, then the ideal's unretrieved ones of each
+    label; RBO summed depth by depth, keeping the two prefixes' overlap as they grow."""
+    length = int(r.lengths[q])
+    run = [("run", i) for i in range(length)]
+    label_of = {("run", i): float(r.labels[q, i]) for i in range(length)}
+    ideal_labels = [float(x) for x in r.ideal[q][: int(r.n_judged[q])] if x > 0]
+    ideal = []
+    for level in sorted(set(ideal_labels), reverse=True):
+        mine = [d for d in run if label_of[d] == level]
+        missing = ideal_labels.count(level) - len(mine)
+        ideal += mine + [("missed", level, j) for j in range(missing)]
+
+    depth = max(len(run), len(ideal))  # of both sums, the ideal's with itself too
+
+    def rbo(a: list, b: list) -> tuple[float, float]:
+        seen_a, seen_b, both, found, total, weight = set(), set(), 0, 0.0, 0.0, 1.0
+        for d in range(depth):
+            x, y = (a[d] if d < len(a) else None), (b[d] if d < len(b) else None)
+            if x is not None:
+                seen_a.add(x)
+                both += x in seen_b
+            if y is not None:
+                seen_b.add(y)
+                both += y in seen_a  # counted once when x is y
+            found += weight * both / (d + 1)
+            total += weight
+            weight *= p
+        return found, total
+
+    found, total = rbo(run, ideal)
+    if total == 0:
+        return 0.0
+    value = found / total
+    if normalize:
+        best, _ = rbo(ideal, ideal)
+        if best > 0:
+            value = value / (best / total)
+    return value
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_compatibility_bit_for_bit(seed):
+    from rankkit.overlap import compatibility
+
+    r = random_rankings(seed)
+    for p in (0.95, 0.5):
+        for normalize in (True, False):
+            want = [compat_reference(r, q, p, normalize) for q in range(r.n_queries)]
+            same(compatibility(r, p=p, normalize=normalize), want)
