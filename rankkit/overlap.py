@@ -3,7 +3,7 @@
 Clarke, Vtyurina and Smucker measure a ranking by its similarity to an ideal ranking of
 the judged documents rather than by gains: compatibility is the rank-biased overlap (RBO)
 of the two, normalized by the RBO of the ideal ranking with itself (C. L. A. Clarke,
-A. Vtyurina, M. D. Smucker, "Assessing top-k preferences", ACM TOIS 39(3), 2021,
+A. Vtyurina, M. D. Smucker, "Assessing top-k preferences", ACM TOIS, 2021,
 doi:10.1145/3451161; RBO: W. Webber, A. Moffat, J. Zobel, "A similarity measure for
 indefinite rankings", ACM TOIS 28(4), 2010, doi:10.1145/1852102.1852106).
 
