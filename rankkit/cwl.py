@@ -6,9 +6,9 @@ depend on the rank and on the gain seen so far. The share of the user's attentio
 i is W_i = P_i / sum_m P_m, with P_1 = 1 and P_i = C_1 * ... * C_{i-1} (W for weight),
 and the metric is the expected rate of gain per document examined, sum_i W_i * g_i
 (Moffat, Bailey, Scholer, Thomas, "Incorporating user expectations and behavior into the
-measurement of search effectiveness", ACM TOIS 35(3), 2017, doi:10.1145/3052768; the tool that computes these
-metrics is cwl_eval: Azzopardi, Thomas, Moffat, "cwl_eval: an evaluation tool for
-information retrieval", SIGIR 2019, doi:10.1145/3331184.3331398).
+measurement of search effectiveness", ACM TOIS 35(3), 2017, doi:10.1145/3052768; the tool
+that computes these metrics is cwl_eval: Azzopardi, Thomas, Moffat, "cwl_eval: an
+evaluation tool for information retrieval", SIGIR 2019, doi:10.1145/3331184.3331398).
 
 Conventions shared by every function here, those of cwl_eval as ir_measures calls it (its
 ``cwl_eval`` provider), so that the values agree with ``ir_measures`` per query:
