@@ -328,3 +328,20 @@ def test_cwl_eval_needs_the_run_grouped_by_query():
     got = rk.evaluate(qrels, run, [spec])
     np.testing.assert_allclose(got[spec].to_numpy(), grouped[spec].to_numpy(), rtol=0, atol=1e-9)
     assert got.loc["1", spec] != values[0][1]  # one document of query 1 each time, not both
+
+
+def test_negative_min_rel_gives_judged_and_pooled_documents_gain():
+    """With min_rel = -1, ir_measures gives label 0 (and a label below 0, raised to 0 first) the
+    gain 1/3 of max_rel = 2, and an unjudged document 0; so does rankkit (judged or pooled)."""
+    qrels = pd.DataFrame({"query_id": "1", "doc_id": ["zero", "minus", "two"], "relevance": [0, -1, 2]})
+    run = pd.DataFrame({"query_id": "1", "doc_id": ["zero", "minus", "new", "two"], "score": [4.0, 3.0, 2.0, 1.0]})
+    specs = ["SDCG(max_rel=2, min_rel=-1)@4", "INSQ(max_rel=2, min_rel=-1)"]
+    # ir_measures' parser does not read -1; its measure objects take it
+    measures = [ir_measures.SDCG(max_rel=2, min_rel=-1, cutoff=4), ir_measures.INSQ(max_rel=2, min_rel=-1)]
+    want = [next(ir_measures.iter_calc([m], qrels, run)).value for m in measures]
+    got = rk.evaluate(qrels, run, specs)
+    np.testing.assert_allclose(got.loc["1", specs].to_numpy(float), want, rtol=0, atol=1e-9)
+    # gains 1/3, 1/3, 0, 1 over the discounts 1, 1/log2(3), 1/2, 1/log2(5)
+    discounts = [1, 1 / math.log2(3), 1 / 2, 1 / math.log2(5)]
+    hand = (1 / 3 + 1 / 3 * discounts[1] + discounts[3]) / sum(discounts)
+    assert got.loc["1", specs[0]] == pytest.approx(hand, abs=1e-12)
