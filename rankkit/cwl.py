@@ -74,10 +74,10 @@ def _number(value, name: str) -> float:
 
 
 def _positive(value, name: str) -> float:
-    value_ = _number(value, name)
-    if value_ <= 0:
+    number = _number(value, name)
+    if number <= 0:
         raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return value_
+    return number
 
 
 def _cutoff(k, name: str) -> int:
