@@ -20,10 +20,12 @@ from .binary import (
     reciprocal_rank,
     success,
 )
+from .cwl import bpm, insq, inst, nerr8, nerr9, nerr10, nerr11, sdcg
 from .evaluate import evaluate, parse_metric, score
 from .graded import cumulative_gain, dcg, err, idcg, ndcg, rbp, rbp_residual
 from .io import read_qrels, read_run
 from .join import rank
+from .overlap import compatibility
 from .pairwise import PairCounts, auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
 from .rankings import Rankings, as_rankings
 from .unranked import mae, mse
@@ -45,6 +47,7 @@ __all__ = [
     "bpref", "judged", "num_retrieved", "num_relevant", "num_relevant_retrieved",
     "pr_curve", "interpolated_precision",
     "cumulative_gain", "dcg", "idcg", "ndcg", "rbp", "rbp_residual", "err",
+    "sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "insq", "inst", "bpm", "compatibility",
     "kendall_tau", "kendall_distance", "inversions", "pair_counts", "PairCounts", "pnr", "auc",
     "mse", "mae",
     "read_qrels", "read_run", "evaluate", "score", "parse_metric", "compare",

@@ -66,8 +66,8 @@ def score(
         Relevance level for every binary metric whose spec does not set ``rel``
         (trec_eval ``-l``); None keeps each function's default (1).
     max_grade : float or None, default=None
-        ERR's maximum grade when its spec does not set it; None uses the largest label
-        in ``rankings``.
+        The maximum grade of ERR and of the C/W/L metrics (SDCG, NERR8-11, INST, INSQ,
+        BPM) when their spec does not set it; None uses the largest label in ``rankings``.
     n_docs : int or None, default=None
         Collection size for ``utility`` when its spec does not set ``n_docs`` (trec_eval
         ``-N``); None keeps its default 0.

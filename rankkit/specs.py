@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import binary, graded, judgments, sets
+from . import binary, cwl, graded, judgments, overlap, sets
 
 __all__ = [
     "Metric", "MetricInfo", "TrecName", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "NICKNAMES", "IR_MEASURES",
@@ -199,10 +199,11 @@ class MetricInfo:
     summary_only : bool
         trec_eval prints no per-query line for it (num_q, gm_map, runid).
     required : tuple of str
-        Parameters a spec must set.
+        Parameters a spec must set; ``"k"``: the cutoff ``@k`` (SDCG, NERR8, NERR9, BPM).
     data_max_grade : bool
         ``max_grade``, when the spec does not set it, is the largest label of the whole
-        data set (ERR), so that a query's value does not depend on the others scored.
+        data set (ERR, the C/W/L metrics), so that a query's value does not depend on the
+        others scored.
     trec : tuple of TrecName
         trec_eval's names for it.
     summary : str
@@ -265,6 +266,7 @@ def _run_name(rankings) -> np.ndarray:
 _REL = ("rel",)
 _GAIN = ("gain",)
 _DCG = ("gain", "discount", "base")
+_CWL = ("min_grade", "max_grade", "depth")
 
 #: Every metric ``evaluate`` knows: canonical name -> how to compute it.
 REGISTRY: dict[str, MetricInfo] = {
@@ -356,6 +358,26 @@ REGISTRY: dict[str, MetricInfo] = {
                                summary="RBP residual: weight of unjudged ranks and the tail"),
     "ERR": MetricInfo(graded.err, ("p", "max_grade"), data_max_grade=True,
                       summary="expected reciprocal rank (Chapelle et al. 2009)"),
+    # C/W/L metrics (cwl_eval's, as ir_measures names them); gains (label - min_grade) /
+    # (max_grade - min_grade), max_grade by default the largest label of the data set
+    "SDCG": MetricInfo(cwl.sdcg, _CWL, required=("k",), data_max_grade=True,
+                       summary="scaled DCG: DCG@k over the DCG@k of k documents of gain 1"),
+    "NERR8": MetricInfo(cwl.nerr8, _CWL, required=("k",), data_max_grade=True,
+                        summary="not-quite ERR, C/W/L form, truncated at k (Azzopardi et al. 2021, eq. 8)"),
+    "NERR9": MetricInfo(cwl.nerr9, _CWL, required=("k",), data_max_grade=True,
+                        summary="not-quite ERR with its 1/i discount, truncated at k (eq. 9)"),
+    "NERR10": MetricInfo(cwl.nerr10, ("p", *_CWL), cutoff=False, data_max_grade=True,
+                         summary="not-quite ERR with RBP's persistence p (eq. 10)"),
+    "NERR11": MetricInfo(cwl.nerr11, ("T", *_CWL), cutoff=False, data_max_grade=True,
+                         summary="not-quite ERR with INSQ's patience for T units of gain (eq. 11)"),
+    "INSQ": MetricInfo(cwl.insq, ("T", *_CWL), cutoff=False, data_max_grade=True,
+                       summary="INSQ: C/W/L weighted precision for a user wanting T (Moffat et al. 2012)"),
+    "INST": MetricInfo(cwl.inst, ("T", *_CWL), cutoff=False, data_max_grade=True,
+                       summary="INST: INSQ adapting to the gain found (Moffat et al. 2015)"),
+    "BPM": MetricInfo(cwl.bpm, ("T", *_CWL), required=("k",), data_max_grade=True,
+                      summary="static Bejeweled Player Model: stop at gain T or k documents (Zhang et al. 2017)"),
+    "Compat": MetricInfo(overlap.compatibility, ("p", "normalize"), cutoff=False,
+                         summary="compatibility: RBO with the ideal ranking (Clarke et al. 2021)"),
 }
 
 #: Other names for registry entries (a spec may add parameters and @k to them).
@@ -458,7 +480,9 @@ def _metric(name: str, params: dict[str, Any], k: int | None, spec: str) -> Metr
             f"metric {name} does not take parameter(s) {', '.join(unknown)} "
             f"(allowed: {allowed}) in metric spec {spec!r}"
         )
-    missing = [p for p in info.required if p not in params]
+    if "k" in info.required and k is None:
+        raise ValueError(f"metric {name} needs a cutoff @k in metric spec {spec!r}")
+    missing = [p for p in info.required if p not in params and p != "k"]
     if missing:
         raise ValueError(f"metric {name} needs parameter(s) {', '.join(missing)} in metric spec {spec!r}")
     if k is not None and not info.cutoff:
@@ -558,8 +582,9 @@ def _printed_name(spec: str) -> Metric | None:
 
 #: ir_measures' measure names (and its aliases) -> the registry row computing the same thing.
 #: Its parameters are translated by :func:`_ir_measures_metric`; the values agree with
-#: ir_measures' own (its providers pytrec_eval, gdeval, cwl_eval, judged, msmarco) per query,
-#: as ``tests/test_ir_measures.py`` checks, except where README's table of differences says.
+#: ir_measures' own (its providers pytrec_eval, gdeval, cwl_eval, compat, judged, msmarco) per
+#: query, as ``tests/test_ir_measures.py`` and ``tests/test_cwl_measures.py`` check, except where
+#: README's table of differences says.
 IR_MEASURES: dict[str, str] = {
     "P": "P", "Precision": "P", "R": "R", "Recall": "R", "AP": "AP", "MAP": "AP",
     "RR": "RR", "MRR": "RR", "nDCG": "nDCG", "NDCG": "nDCG", "Rprec": "Rprec", "RPrec": "Rprec",
@@ -567,26 +592,30 @@ IR_MEASURES: dict[str, str] = {
     "NumRet": "num_ret", "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "NumQ": "num_q",
     "SetP": "SetP", "SetR": "SetR", "SetF": "SetF", "SetAP": "SetAP", "SetRelP": "SetRelP",
     "infAP": "infAP", "RBP": "RBP", "ERR": "ERR",
+    "SDCG": "SDCG", "NERR8": "NERR8", "NERR9": "NERR9", "NERR10": "NERR10", "NERR11": "NERR11",
+    "INST": "INST", "INSQ": "INSQ", "BPM": "BPM", "Compat": "Compat",
 }
 
 #: ir_measures measures whose formulas rankkit does not have (yet): a clear error, not a guess.
-IR_MEASURES_MISSING = ("Compat", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM",
-                       "alpha_nDCG", "alpha_DCG", "NRBP", "nNRBP", "P_IA", "AP_IA", "ERR_IA", "nERR_IA",
+IR_MEASURES_MISSING = ("alpha_nDCG", "alpha_DCG", "NRBP", "nNRBP", "P_IA", "AP_IA", "ERR_IA", "nERR_IA",
                        "StRecall", "Accuracy")
 
-_IRM_ONLY = {"cutoff", "gains", "dcg", "relative"}  # parameters only ir_measures' names take
+#: Measures rankkit names as ir_measures does and only so: a spec of them prints back as written.
+_IRM_NATIVE = {"SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM", "Compat"}
+
+_IRM_ONLY = {"cutoff", "gains", "dcg", "relative", "min_rel", "max_rel"}  # parameters only ir_measures' names take
 
 
 def _is_ir_measures(name: str, params: dict[str, Any], at: str | None) -> bool:
-    """Whether a spec is in ir_measures' dialect: a name only ir_measures has, one of its
-    own parameters, or IPrec's recall level after ``@``."""
+    """Whether a spec is in ir_measures' dialect: a name only ir_measures has (or names
+    first), one of its own parameters, or IPrec's recall level after ``@``."""
     if name in IR_MEASURES_MISSING:
         raise ValueError(f"ir_measures' {name} is not in rankkit yet; known ir_measures names: "
                          f"{', '.join(IR_MEASURES)}")
     if name not in IR_MEASURES:
         return False
     own = name in REGISTRY or name in NAME_ALIASES
-    return not own or bool(_IRM_ONLY & set(params)) or name == "IPrec"
+    return not own or bool(_IRM_ONLY & set(params)) or name == "IPrec" or name in _IRM_NATIVE
 
 
 def _ir_measures_metric(name: str, params: dict[str, Any], at: str | None, spec: str) -> Metric:
@@ -621,7 +650,26 @@ def _ir_measures_metric(name: str, params: dict[str, Any], at: str | None, spec:
             params["gain"] = gains
         elif dcg == "exp-log2":
             params["gain"] = "exp"
+    if row in _IRM_NATIVE and row != "Compat":
+        _cwl_params(row, params, spec)
     return replace(_metric(row, params, k, spec), written=spec.strip())
+
+
+def _cwl_params(row: str, params: dict[str, Any], spec: str) -> None:
+    """ir_measures' parameters of its cwl_eval measures as rankkit's, in place: ``min_rel``
+    and ``max_rel`` are ``min_grade`` and ``max_grade``; SDCG's ``dcg`` has one value."""
+    for theirs, ours in (("min_rel", "min_grade"), ("max_rel", "max_grade")):
+        if theirs in params:
+            if ours in params:
+                raise ValueError(f"metric spec {spec!r} gives {ours} twice ({theirs}= and {ours}=)")
+            params[ours] = params.pop(theirs)
+    if row == "SDCG" and "dcg" in params:
+        dcg = params.pop("dcg")
+        if dcg != "log2":
+            raise ValueError(f"SDCG's dcg must be 'log2', got {dcg!r} in metric spec {spec!r}")
+    if row == "BPM" and "K" in params:
+        raise ValueError(f"BPM's document budget K is its cutoff, as in ir_measures: BPM(T=1.0)@{params['K']!r} "
+                         f"or cutoff={params['K']!r}, in metric spec {spec!r}")
 
 
 def _recall_level(text: str, spec: str) -> float:

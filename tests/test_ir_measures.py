@@ -1,5 +1,6 @@
 """ir_measures' names, checked live against ir_measures (providers pytrec_eval, gdeval,
-cwl_eval, judged, msmarco) per query on random qrels and runs with distinct scores.
+cwl_eval, judged, msmarco) per query on random qrels and runs with distinct scores. Its
+C/W/L measures (SDCG, NERR8-11, INST, INSQ, BPM) and Compat: tests/test_cwl_measures.py.
 
 The differences of convention (README, "rankkit and ir_measures") are pinned at the end."""
 
@@ -111,13 +112,13 @@ def test_same_values_under_rankkit_names():
 
 def test_every_name_of_the_table_parses():
     for name in IR_MEASURES:
-        spec = name + ("@0.2" if name == "IPrec" else "")
-        assert rk.parse_metric(spec).name in rk.specs.REGISTRY
+        at = "@0.2" if name == "IPrec" else "@10" if "k" in rk.specs.REGISTRY[IR_MEASURES[name]].required else ""
+        assert rk.parse_metric(name + at).name in rk.specs.REGISTRY
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("Compat(p=0.8)", "ir_measures' Compat is not in rankkit yet"),
-    ("INST(T=3)", "ir_measures' INST is not in rankkit yet"),
+    ("alpha_nDCG(alpha=0.5)@10", "ir_measures' alpha_nDCG is not in rankkit yet"),
+    ("ERR_IA@10", "ir_measures' ERR_IA is not in rankkit yet"),
     ("nDCG(cutoff=10)@5", r"gives the cutoff twice"),
     ("IPrec@1.5", r"recall level of IPrec must be a number in \[0, 1\], got '1.5'"),
     ("nDCG(dcg='log10')", "dcg must be 'log2' or 'exp-log2'"),

@@ -659,3 +659,137 @@ def test_geometric_mean_is_the_decimal_product():
         expected = float((product.ln() / len(values)).exp())
     assert geometric_mean(values) == expected
     assert abs(expected - np.exp(np.mean(np.log(np.maximum(values, 1e-5))))) < 1e-14
+
+
+# --------------------------------------------------------------------------- C/W/L metrics, compatibility
+
+
+def cwl_gains(r: Rankings, q: int, labels: list[float], low: float, high: float) -> list[float]:
+    return [(min(max(x, low), high) - low) / (high - low) if r.judged[q, i] else 0.0 for i, x in enumerate(labels)]
+
+
+def cwl_rate(gains: list[float], width: int, stay) -> float:
+    """sum_i P_i g_i / sum_i P_i over ranks 1..width, P_1 = 1, P_{i+1} = P_i * C_i, all left to right;
+    ``stay(i, g_i, G_i)`` is C_i (G_i the gains of ranks 1..i added left to right)."""
+    gains = (gains + [0.0] * width)[:width]
+    reach, found, total, collected = 1.0, 0.0, 0.0, 0.0
+    for i, g in enumerate(gains):
+        found += reach * g
+        total += reach
+        collected += g
+        reach *= stay(i + 1.0, g, collected)
+    return found / total
+
+
+def squared_ratio(reach: float) -> float:
+    ratio = (reach - 1.0) / reach
+    return ratio * ratio
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("depth", [1000, 5])
+def test_cwl_metrics_bit_for_bit(seed, depth):
+    from rankkit import cwl
+
+    r = random_rankings(seed, kind="graded")
+    low, high = 1.0, 3.0  # labels 0..4: clipped at both ends
+    for k in (1, 10, 2000):
+        width = min(k, depth)
+        out: dict[str, list[float]] = {"nerr8": [], "nerr9": [], "bpm": []}
+        for q, labels in rows(r):
+            g = cwl_gains(r, q, labels, low, high)
+            out["nerr8"].append(cwl_rate(g, width, lambda i, x, G: 1.0 - x))
+            out["nerr9"].append(cwl_rate(g, width, lambda i, x, G: i / (i + 1.0) * (1.0 - x)))
+            seen, stop = 0.0, width
+            for i, x in enumerate(g[:width]):
+                seen += x
+                if seen >= 1.5:
+                    stop = i + 1
+                    break
+            out["bpm"].append(seen / stop)
+        same(cwl.nerr8(r, k=k, min_grade=low, max_grade=high, depth=depth), out["nerr8"])
+        same(cwl.nerr9(r, k=k, min_grade=low, max_grade=high, depth=depth), out["nerr9"])
+        same(cwl.bpm(r, k=k, T=1.5, min_grade=low, max_grade=high, depth=depth), out["bpm"])
+    for T in (1.0, 2.5):
+        out = {"nerr10": [], "nerr11": [], "inst": []}
+        for q, labels in rows(r):
+            g = cwl_gains(r, q, labels, low, high)
+            out["nerr10"].append(cwl_rate(g, depth, lambda i, x, G: 0.9 * (1.0 - x)))
+            out["nerr11"].append(cwl_rate(g, depth, lambda i, x, G: squared_ratio(i + 2.0 * T) * (1.0 - x)))
+            out["inst"].append(cwl_rate(g, depth, lambda i, x, G: squared_ratio((i + T) + (T - G))))
+        same(cwl.nerr10(r, p=0.9, min_grade=low, max_grade=high, depth=depth), out["nerr10"])
+        same(cwl.nerr11(r, T=T, min_grade=low, max_grade=high, depth=depth), out["nerr11"])
+        same(cwl.inst(r, T=T, min_grade=low, max_grade=high, depth=depth), out["inst"])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("ties", [False, True])
+def test_sdcg_and_insq_bit_for_bit(seed, ties):
+    from rankkit import cwl
+
+    r = random_rankings(seed, ties=ties)
+    top = max(float(r.ideal.max(initial=0.0)), float(r.labels.max(initial=0.0)))
+    for depth, k in ((1000, 10), (1000, 1500), (7, 20)):
+        width = min(k, depth)
+        reach = [1.0]
+        for i in range(1, depth):
+            reach.append(reach[-1] * squared_ratio(i + 2.0 * 2.0))
+        sdcg, insq = [], []
+        for q, labels in rows(r):
+            g = expected(r, q, cwl_gains(r, q, labels, 0.0, top))
+            sdcg.append(left_sum(x * DISCOUNT[i] for i, x in enumerate(g[:width])) / left_sum(DISCOUNT[:width]))
+            insq.append(left_sum(x * reach[i] for i, x in enumerate(g[:depth])) / left_sum(reach))
+        same(cwl.sdcg(r, k=k, depth=depth), sdcg)
+        same(cwl.insq(r, T=2.0, depth=depth), insq)
+
+
+def compat_reference(r: Rankings, q: int, p: float, normalize: bool) -> float:
+    """Documents by identity: the run's relevant ones, then the ideal's unretrieved ones of each
+    label; RBO summed depth by depth, keeping the two prefixes' overlap as they grow."""
+    length = int(r.lengths[q])
+    run = [("run", i) for i in range(length)]
+    label_of = {("run", i): float(r.labels[q, i]) for i in range(length)}
+    ideal_labels = [float(x) for x in r.ideal[q][: int(r.n_judged[q])] if x > 0]
+    ideal = []
+    for level in sorted(set(ideal_labels), reverse=True):
+        mine = [d for d in run if label_of[d] == level]
+        missing = ideal_labels.count(level) - len(mine)
+        ideal += mine + [("missed", level, j) for j in range(missing)]
+
+    depth = max(len(run), len(ideal))  # of both sums, the ideal's with itself too
+
+    def rbo(a: list, b: list) -> tuple[float, float]:
+        seen_a, seen_b, both, found, total, weight = set(), set(), 0, 0.0, 0.0, 1.0
+        for d in range(depth):
+            x, y = (a[d] if d < len(a) else None), (b[d] if d < len(b) else None)
+            if x is not None:
+                seen_a.add(x)
+                both += x in seen_b
+            if y is not None:
+                seen_b.add(y)
+                both += y in seen_a  # counted once when x is y
+            found += weight * both / (d + 1)
+            total += weight
+            weight *= p
+        return found, total
+
+    found, total = rbo(run, ideal)
+    if total == 0:
+        return 0.0
+    value = found / total
+    if normalize:
+        best, _ = rbo(ideal, ideal)
+        if best > 0:
+            value = value / (best / total)
+    return value
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_compatibility_bit_for_bit(seed):
+    from rankkit.overlap import compatibility
+
+    r = random_rankings(seed)
+    for p in (0.95, 0.5):
+        for normalize in (True, False):
+            want = [compat_reference(r, q, p, normalize) for q in range(r.n_queries)]
+            same(compatibility(r, p=p, normalize=normalize), want)
