@@ -464,7 +464,7 @@ def pr_sawtooth(labels, *, rel: float = 1, n_relevant=None, shade_ap: bool = Tru
     ax.set_title(title + (f"; shaded: AP = {ap:.4f}" if shade_ap else f" (AP = {ap:.4f})"))
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.05)
-    ax.legend(loc="lower left")
+    ax.legend(loc="best")  # a ranking whose first document is not relevant starts at (0, 0)
     return ax
 
 
