@@ -1468,7 +1468,7 @@ def mrr_top_k(
             right.scatter([p[0] for p in points], [p[1] for p in points], marker="v", color="tab:red", zorder=3,
                           label="smallest k reaching target: " + ", ".join(f"{n} k={k}" for k, _, n in points))
 
-    from matplotlib.ticker import MaxNLocator, ScalarFormatter
+    from matplotlib.ticker import LogLocator, MaxNLocator, StrMethodFormatter
 
     if two_panels:
         panels = [(left, int(ks.max())), (right, largest_system_k)]
@@ -1477,7 +1477,8 @@ def mrr_top_k(
     for axis, largest in panels:
         if use_log(largest):
             axis.set_xscale("log")
-            axis.xaxis.set_major_formatter(ScalarFormatter())  # 1, 10, 100 rather than 10^0
+            axis.xaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))  # k = 1, 2, 5, 10, 20, 50, 100
+            axis.xaxis.set_major_formatter(StrMethodFormatter("{x:.0f}"))  # integers: not 10^0, not 1.0
         else:
             axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         axis.set_ylim(0.0, 1.05)
