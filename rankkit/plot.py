@@ -919,8 +919,15 @@ def rbp_persistence(
         crossings = _crossings(values, np.unique(ps_arr))
         if len(crossings):
             ax.scatter(crossings["p"], crossings["rbp"], color="black", zorder=3, label="curves cross")
-            for p, y in zip(crossings["p"], crossings["rbp"]):
-                ax.annotate(f"p = {p:.3f}", xy=(p, y), xytext=(-6, 8), textcoords="offset points", ha="right")
+            # labels off the curves, alternately above and below in order of p (so that two
+            # crossings close together do not share a spot), above when too low for room below
+            order = np.argsort(np.argsort(crossings["p"].to_numpy(), kind="stable"))
+            top = max(float(np.max(y)) for y in curves.values())
+            for i, p, y in zip(order, crossings["p"], crossings["rbp"]):
+                above = i % 2 == 0 or y < 0.15 * top
+                ax.annotate(f"p = {p:.3f}", xy=(p, y), xytext=(0, 30 if above else -30), textcoords="offset points",
+                            ha="center", va="bottom" if above else "top",
+                            arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.8})
             title += "; ● where two curves cross"
     ax.set_xlabel("persistence p (expected documents examined = 1 / (1 − p))")
     ax.set_ylabel(f"RBP (r = label / {max_grade:g})" if max_grade else f"RBP (relevant: label ≥ {rel:g})")
