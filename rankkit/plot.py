@@ -1212,7 +1212,10 @@ def roc_curve(labels, scores, *, rel: float = 1, colors=None, ax=None):
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     ax.set_aspect("equal")
-    ax.legend(loc="lower right")
+    if len(curves) > 1:  # several curves reach the lower right: the legend beside the axes
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    else:
+        ax.legend(loc="lower right")
     return ax
 
 
