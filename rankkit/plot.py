@@ -460,7 +460,7 @@ def pr_sawtooth(labels, *, rel: float = 1, n_relevant=None, shade_ap: bool = Tru
     ax.set_title(title + (f"; shaded: AP = {ap:.4f}" if shade_ap else f" (AP = {ap:.4f})"))
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.05)
-    ax.legend(loc="lower left")
+    ax.legend(loc="best")  # a ranking whose first document is not relevant starts at (0, 0)
     return ax
 
 
@@ -909,8 +909,15 @@ def rbp_persistence(
         crossings = _crossings(values, np.unique(ps_arr))
         if len(crossings):
             ax.scatter(crossings["p"], crossings["rbp"], color="black", zorder=3, label="curves cross")
-            for p, y in zip(crossings["p"], crossings["rbp"]):
-                ax.annotate(f"p = {p:.3f}", xy=(p, y), xytext=(-6, 8), textcoords="offset points", ha="right")
+            # labels off the curves, alternately above and below in order of p (so that two
+            # crossings close together do not share a spot), above when too low for room below
+            order = np.argsort(np.argsort(crossings["p"].to_numpy(), kind="stable"))
+            top = max(float(np.max(y)) for y in curves.values())
+            for i, p, y in zip(order, crossings["p"], crossings["rbp"]):
+                above = i % 2 == 0 or y < 0.15 * top
+                ax.annotate(f"p = {p:.3f}", xy=(p, y), xytext=(0, 30 if above else -30), textcoords="offset points",
+                            ha="center", va="bottom" if above else "top",
+                            arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.8})
             title += "; ● where two curves cross"
     ax.set_xlabel("persistence p (expected documents examined = 1 / (1 − p))")
     ax.set_ylabel(f"RBP (r = label / {max_grade:g})" if max_grade else f"RBP (relevant: label ≥ {rel:g})")
@@ -1195,7 +1202,10 @@ def roc_curve(labels, scores, *, rel: float = 1, colors=None, ax=None):
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     ax.set_aspect("equal")
-    ax.legend(loc="lower right")
+    if len(curves) > 1:  # several curves reach the lower right: the legend beside the axes
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    else:
+        ax.legend(loc="lower right")
     return ax
 
 
@@ -1479,12 +1489,13 @@ def _mark_smallest_k(ax, system_curves: dict, target: float) -> None:
 def _format_k_axes(panels: list, logx: bool | None) -> None:
     """k axes of the MRR panels: logarithmic when asked, or (None) when the largest k of the
     panel exceeds 20 (the annotated small k stay readable); else whole-number ticks."""
-    from matplotlib.ticker import MaxNLocator, ScalarFormatter
+    from matplotlib.ticker import LogLocator, MaxNLocator, StrMethodFormatter
 
     for axis, largest in panels:
         if (largest > 20 if logx is None else bool(logx)):
             axis.set_xscale("log")
-            axis.xaxis.set_major_formatter(ScalarFormatter())  # 1, 10, 100 rather than 10^0
+            axis.xaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))  # k = 1, 2, 5, 10, 20, 50, 100
+            axis.xaxis.set_major_formatter(StrMethodFormatter("{x:.0f}"))  # integers: not 10^0, not 1.0
         else:
             axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         axis.set_ylim(0.0, 1.05)

@@ -15,6 +15,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.extra.numpy import arrays  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
 import rankkit as rk  # noqa: E402
 import rankkit.plot as rkplot  # noqa: E402
@@ -818,3 +819,38 @@ def test_per_query_differences_many_bars_touch_without_edges():
     assert {b.get_width() for b in bars} == {1.0}
     assert {b.get_linewidth() for b in bars} == {0.0}
     assert not any(b.get_hatch() for b in bars) and not ax.texts
+
+
+def _visible_tick_labels(axis):
+    lo, hi = sorted(axis.axes.get_xlim())
+    return [t.get_text() for t, x in zip(axis.get_ticklabels(), axis.get_ticklocs()) if lo <= x <= hi]
+
+
+def test_mrr_top_k_log_axis_ticks_are_integers():
+    ax = rkplot.mrr_top_k(range(1, 101), logx=True)
+    ax.figure.canvas.draw()
+    assert _visible_tick_labels(ax.xaxis) == ["1", "2", "5", "10", "20", "50", "100"]
+
+
+def test_rbp_persistence_crossing_labels_do_not_overlap():
+    sweep = {"A": [1] + [0] * 9, "B": [0, 1, 1] + [0] * 7, "C": [0] * 4 + [1] * 6}  # crossings 0.618, 0.745, 0.791
+    ax = rkplot.rbp_persistence(sweep, mark_crossings=True)
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [Text.get_window_extent(t, renderer) for t in ax.texts]  # the text, not its leader line
+    assert [t.get_text() for t in ax.texts] == ["p = 0.618", "p = 0.745", "p = 0.791"]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert all(b.y0 > ax.bbox.y0 for b in boxes)  # inside the axes, above the tick labels
+    for line in ax.lines:  # no label is written over a curve
+        x = np.linspace(*line.get_xdata()[[0, -1]], 2000)
+        points = ax.transData.transform(np.column_stack([x, np.interp(x, line.get_xdata(), line.get_ydata())]))
+        assert not any(box.contains(px, py) for box in boxes for px, py in points), line.get_label()
+
+
+def test_roc_curve_legend_beside_the_axes_for_several_curves():
+    labels, scores = [1, 0, 1, 0], [0.9, 0.8, 0.4, 0.1]
+    one = rkplot.roc_curve(labels, scores)
+    assert one.get_legend()._loc == 4  # lower right, inside
+    several = rkplot.roc_curve(labels, {"a": scores, "b": scores[::-1]})
+    several.figure.canvas.draw()
+    assert several.get_legend().get_window_extent().x0 > several.bbox.x1
