@@ -237,13 +237,19 @@ def _find_columns(names: list, kind: str, columns: dict[str, str], what: str,
     def first(candidates):
         return next((c for c in candidates if c in names), None)
 
-    query = first((columns["query_id"],) if "query_id" in columns else COLUMN_NAMES["query_id"])
-    doc = first((columns["doc_id"],) if "doc_id" in columns else COLUMN_NAMES["doc_id"])
+    def role(name):  # a mapped name, else rankkit's own (a frame these readers returned)
+        return first((columns[name], name) if name in columns else COLUMN_NAMES[name])
+
+    query, doc = role("query_id"), role("doc_id")
     is_rank = False
     if kind == "qrels":
-        value = first((columns["relevance"],) if "relevance" in columns else COLUMN_NAMES["relevance"])
-    elif "score" in columns or "rank" in columns:
-        value, is_rank = (first((columns["score"],)), False) if "score" in columns else (first((columns["rank"],)), True)
+        value = role("relevance")
+    elif "score" in columns:
+        value = role("score")
+    elif "rank" in columns:
+        value, is_rank = first((columns["rank"],)), True
+        if value is None:
+            value, is_rank = first(("score",)), False
     else:
         value = first(("score",))
         if value is None:
