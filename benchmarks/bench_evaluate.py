@@ -195,13 +195,13 @@ def child_main(library: str, qrels_path: Path, run_path: Path) -> None:
 
 # --------------------------------------------------------------------------- data
 
-def ensure_data(n_queries: int, n_docs: int, out: Path) -> tuple[Path, Path]:
-    qrels_path = out / f"qrels_{n_queries}x{n_docs}.txt"
-    run_path = out / f"run_{n_queries}x{n_docs}.txt"
+def ensure_data(n_queries: int, n_docs: int, out: Path, ids: str = "short") -> tuple[Path, Path]:
+    qrels_path = out / f"qrels_{n_queries}x{n_docs}_{ids}.txt"
+    run_path = out / f"run_{n_queries}x{n_docs}_{ids}.txt"
     if not (qrels_path.is_file() and run_path.is_file()):
         print(f"generating {qrels_path.name}, {run_path.name} in {out} ...", flush=True)
         subprocess.run([sys.executable, str(HERE / "generate.py"), "-n", str(n_queries), "-m", str(n_docs),
-                        "--out", str(out)], check=True)
+                        "--ids", ids, "--out", str(out)], check=True)
     return qrels_path, run_path
 
 
