@@ -261,10 +261,12 @@ class Report:
         ratio = median(times[peer]) / median(times["rankkit"])
         self.target(f"{label}: {peer} / rankkit", ratio, goal, ">=")
 
-    def target(self, label: str, ratio: float, goal: float | None, sense: str) -> None:
-        passed = None if goal is None else (ratio >= goal if sense == ">=" else ratio <= goal)
-        self.targets.append({"target": label, "ratio": ratio, "goal": goal, "sense": sense,
-                             "result": {None: "(no goal)", True: "PASS", False: "MISS"}[passed]})
+    def target(self, label: str, ratio: float | None, goal: float | None, sense: str) -> None:
+        """One ratio and its goal; ``ratio=None``: not measured (trec_eval not on PATH)."""
+        passed = None if goal is None or ratio is None else (ratio >= goal if sense == ">=" else ratio <= goal)
+        result = ("NOT RUN: trec_eval is not on PATH" if ratio is None
+                  else {None: "(no goal)", True: "PASS", False: "MISS"}[passed])
+        self.targets.append({"target": label, "ratio": ratio, "goal": goal, "sense": sense, "result": result})
 
     def agree(self, label: str, ours: pd.DataFrame, theirs: pd.DataFrame, peer: str,
               tolerance: float | None = 1e-9) -> None:
@@ -433,6 +435,8 @@ def scenario_files(args, report: Report) -> None:
     for peer in libraries:
         if peer != "rankkit":
             report.speedup(label, times, peer, GOAL_FILES[peer])
+    if "trec_eval" not in libraries:
+        report.target(f"{label}: trec_eval / rankkit", None, GOAL_FILES["trec_eval"], ">=")
     ours = rankkit_table(results["rankkit"])
     report.agree(label, ours, trec_table(results["pytrec_eval"]), "pytrec_eval")
     if "trec_eval" in libraries:
@@ -570,9 +574,8 @@ def scenario_memory(args, report: Report) -> None:
             peaks[library] = m["peak_bytes"]
             print(f"  {ids:<8} {library:<12} peak {m['peak_bytes'] / 2**20:8.1f} MiB  "
                   f"{m['bytes_per_run_line']:7.1f} B/run line  ({m['seconds']:.2f} s){at_floor(m)}", flush=True)
-        if "trec_eval" in peaks:
-            report.target(f"memory {size(args, n_docs)} {ids}: rankkit / trec_eval peak",
-                          peaks["rankkit"] / peaks["trec_eval"], GOAL_MEMORY, "<=")
+        ratio = peaks["rankkit"] / peaks["trec_eval"] if "trec_eval" in peaks else None
+        report.target(f"memory {size(args, n_docs)} {ids}: rankkit / trec_eval peak", ratio, GOAL_MEMORY, "<=")
 
 
 RUN = {"files": scenario_files, "metric": scenario_metric, "dicts": scenario_dicts,
@@ -608,7 +611,8 @@ def print_summary(args, report: Report, load: tuple[float, float]) -> None:
     print(f"\n{'target':<66} {'ratio':>7} {'goal':>8}   result")
     for t in report.targets:
         goal = "" if t["goal"] is None else f"{t['sense']} {t['goal']:.1f}"
-        print(f"{t['target']:<66} {t['ratio']:6.2f}x {goal:>8}   {t['result']}")
+        ratio = "-" if t["ratio"] is None else f"{t['ratio']:6.2f}x"
+        print(f"{t['target']:<66} {ratio:>7} {goal:>8}   {t['result']}")
     print("\nper-query agreement: max |difference| (queries differing: by > 1e-9, or in the printed "
           "%6.4f for trec_eval)")
     for a in report.agreement:
@@ -632,13 +636,13 @@ def header(args) -> None:
 
     import rankkit
     te = shutil.which("trec_eval")
-    te_version = (subprocess.run([te, "-v"], capture_output=True, text=True, check=True).stderr.strip() if te
-                  else "not on PATH: its comparisons are left out")
+    te_version = "not on PATH: its comparisons are left out"
+    if te:  # trec_eval -v prints its version on stderr
+        te_version = f"{te} ({subprocess.run([te, '-v'], capture_output=True, text=True, check=True).stderr.strip()})"
     print(f"{args.queries:,} queries x {', '.join(f'{d:,}' for d in args.docs)} docs; ids {', '.join(args.ids)}; "
           f"scenarios {', '.join(args.scenarios)}")
     print(f"rankkit {version('rankkit')} ({Path(rankkit.__file__).parent}), pytrec_eval-terrier {version('pytrec_eval-terrier')}, "
-          f"ranx {version('ranx')}, numpy {np.__version__}, pandas {pd.__version__}; trec_eval: "
-          f"{te or ''} {te_version}")
+          f"ranx {version('ranx')}, numpy {np.__version__}, pandas {pd.__version__}; trec_eval: {te_version}")
 
 
 def csv_list(kind, choices=None):
