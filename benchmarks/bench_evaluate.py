@@ -1,31 +1,39 @@
-"""Time per-query evaluation with rankkit, pytrec_eval and ranx on one synthetic TREC run.
+"""Time per-query evaluation: rankkit vs trec_eval, pytrec_eval and ranx (issue 13's table).
 
-Five measures per query: nDCG@10, AP, RR, P@10, R@100. Three scenarios, each library used
-as its users use it:
+Five measures per query: nDCG@10, AP, RR, P@10, R@100. Scenarios (``--scenarios``), each
+library used as its users use it:
 
-1. files  - from the TREC files to per-query values.
-   rankkit:     ``evaluate(qrels_path, run_path, metrics)`` (read_qrels + read_run + rank + score)
-   pytrec_eval: ``parse_qrel`` / ``parse_run`` on file handles (its README) +
-                ``RelevanceEvaluator(qrels, measures).evaluate(run)``
-   ranx:        ``Qrels.from_file`` / ``Run.from_file`` (kind="trec") +
-                ``evaluate(qrels, run, metrics, return_mean=False)`` (per-query arrays)
-2. dicts  - from ``{qid: {doc: rel}}`` / ``{qid: {doc: score}}`` already in memory:
-   rankkit ``evaluate(qrels, run, ...)`` vs pytrec_eval ``RelevanceEvaluator(...).evaluate(run)``.
-3. metric - the metric step alone: rankkit ``score(rankings, metrics)`` on a prepared
-   ``Rankings`` vs pytrec_eval's ``evaluate(run)`` with the evaluator built beforehand.
+files   from the TREC files to per-query values, at the largest ``--docs``.
+        rankkit:     ``evaluate(qrels_path, run_path, metrics)``
+        trec_eval:   the C binary, if ``trec_eval`` is on PATH, as a subprocess:
+                     ``trec_eval -q -m ndcg_cut.10 -m map ... qrels run > /dev/null``
+        pytrec_eval: ``parse_qrel`` / ``parse_run`` on file handles (its README) +
+                     ``RelevanceEvaluator(qrels, measures).evaluate(run)``
+        ranx:        ``Qrels.from_file`` / ``Run.from_file`` + ``evaluate(..., return_mean=False)``
+        (plus one run of rankkit's steps: read_qrels, read_run, rank, score)
+metric  the metric step alone (issue 4): rankkit ``score`` on a prepared ``Rankings`` vs
+        pytrec_eval's ``evaluate(run)`` with the evaluator built beforehand.
+dicts   ``{qid: {doc: rel}}`` / ``{qid: {doc: score}}`` in memory, at every ``--docs``:
+        rankkit ``evaluate`` vs ``RelevanceEvaluator(qrels, measures).evaluate(run)``.
+frames  pandas DataFrames at every ``--docs``, in four shapes (:data:`FRAME_SHAPES`):
+        rankkit ``evaluate(qrels_df, run_df, metrics)`` vs pytrec_eval, whose time includes
+        turning the frames into its dicts (:func:`to_dicts`).
+sweep   20 runs sharing one document column, differing in scores (``run.assign(score=...)``),
+        at the smallest ``--docs``: ``compare(qrels, runs, metrics)`` and 20 ``evaluate``
+        calls, each against one ``evaluate``.
+memory  peak memory from the files, at the largest ``--docs``, for every ``--ids`` shape:
+        rankkit in a fresh interpreter (its ``VmHWM``) vs trec_eval run by a small fresh
+        helper (its ``RUSAGE_CHILDREN`` peak); pytrec_eval and ranx on the first shape.
 
-Each timing is the median of ``--repeat`` runs; the rounds interleave the libraries so that
-load from other processes falls on all of them alike. Everything is warmed up once on a
-small data set first (ranx compiles its numba kernels then). Peak memory (``ru_maxrss``) of
-each library's file path is measured in a fresh subprocess, so that nothing else the
-benchmark holds is counted. Per-query values are compared: rankkit and pytrec_eval must
-agree within 1e-9; ranx's differences are reported, not asserted.
+Timings are medians of ``--repeat`` runs, the libraries interleaved round by round; all paths
+are warmed up on a 50 x 100 data set first. Per-query values are checked: rankkit and
+pytrec_eval within 1e-9 in every scenario, rankkit printed as ``%6.4f`` equal to trec_eval's
+``-q`` output; ranx's differences are reported only. Exit status 1 if a check fails.
 
-    python benchmarks/bench_evaluate.py                       # 10,000 x 1,000 (~330 MB run)
-    python benchmarks/bench_evaluate.py --queries 1000 --docs 100 --repeat 5
+    python benchmarks/bench_evaluate.py                       # 10,000 queries, 100 and 1,000 docs
+    python benchmarks/bench_evaluate.py --queries 1000 --docs 100 --repeat 1 --scenarios files,memory
 
-Data come from ``benchmarks/generate.py`` (run for you when the files are missing) in
-``benchmarks/_data/``. Exit status 1 if rankkit and pytrec_eval disagree.
+Data come from ``benchmarks/generate.py`` (run for you when missing) in ``benchmarks/_data/``.
 """
 
 from __future__ import annotations
@@ -35,11 +43,13 @@ import gc
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +57,7 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 
-# rankkit spec -> (pytrec_eval measure, ranx metric)
+# rankkit spec -> (trec_eval / pytrec_eval measure, ranx metric)
 METRICS = {
     "nDCG@10": ("ndcg_cut_10", "ndcg@10"),
     "AP": ("map", "map"),
@@ -58,17 +68,22 @@ METRICS = {
 SPECS = list(METRICS)
 TREC = {m[0] for m in METRICS.values()}
 RANX = [m[1] for m in METRICS.values()]
+TREC_EVAL_MEASURES = ["ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"]  # print as TREC's names
 
-TARGETS = [  # (label, scenario, peer, minimum speed-up)
-    ("files: rankkit vs pytrec_eval", "files", "pytrec_eval", 5.0),
-    ("files: rankkit vs ranx", "files", "ranx", 8.0),
-    ("dicts: rankkit vs pytrec_eval", "dicts", "pytrec_eval", 2.5),
-    ("metric step: rankkit vs pytrec_eval", "metric", "pytrec_eval", 20.0),
-]
-MEMORY_TARGET_MB = 800.0
+SCENARIOS = ("files", "metric", "dicts", "frames", "sweep", "memory")
+ID_SHAPES = ("short", "numeric", "medium", "clueweb")  # generate.py --ids
+FRAME_SHAPES = ("str", "object", "pyterrier", "categorical")
+SWEEP_RUNS = 20
+
+# Goals (issue 13; the metric step is issue 4's). Speed: peer time / rankkit time >= goal.
+GOAL_FILES = {"trec_eval": 5.0, "ranx": 8.0, "pytrec_eval": None}
+GOAL_DICTS = GOAL_FRAMES = 3.0
+GOAL_METRIC = 20.0
+GOAL_SWEEP = 10.0    # time of 20 runs / time of one evaluate <= goal
+GOAL_MEMORY = 0.6    # rankkit peak / trec_eval peak <= goal
 
 
-# --------------------------------------------------------------------------- the libraries
+# --------------------------------------------------------------------------- the file paths
 
 def rankkit_files(qrels_path: Path, run_path: Path) -> pd.DataFrame:
     import rankkit
@@ -84,10 +99,13 @@ def pytrec_parse(qrels_path: Path, run_path: Path) -> tuple[dict, dict]:
     return qrels, run
 
 
-def pytrec_files(qrels_path: Path, run_path: Path) -> dict:
+def pytrec_evaluate(qrels: dict, run: dict) -> dict:
     import pytrec_eval
-    qrels, run = pytrec_parse(qrels_path, run_path)
     return pytrec_eval.RelevanceEvaluator(qrels, TREC).evaluate(run)
+
+
+def pytrec_files(qrels_path: Path, run_path: Path) -> dict:
+    return pytrec_evaluate(*pytrec_parse(qrels_path, run_path))
 
 
 def ranx_files(qrels_path: Path, run_path: Path):
@@ -98,7 +116,99 @@ def ranx_files(qrels_path: Path, run_path: Path):
     return list(run.get_query_ids()), values
 
 
-LIBRARIES = {"rankkit": rankkit_files, "pytrec_eval": pytrec_files, "ranx": ranx_files}
+def trec_eval_command(qrels_path: Path, run_path: Path) -> list[str]:
+    measures = [arg for m in TREC_EVAL_MEASURES for arg in ("-m", m)]
+    return [shutil.which("trec_eval"), "-q", *measures, str(qrels_path), str(run_path)]
+
+
+def trec_eval_files(qrels_path: Path, run_path: Path) -> None:
+    subprocess.run(trec_eval_command(qrels_path, run_path), stdout=subprocess.DEVNULL, check=True)
+
+
+LIBRARIES = {"rankkit": rankkit_files, "pytrec_eval": pytrec_files, "ranx": ranx_files,
+             "trec_eval": trec_eval_files}
+
+
+def file_libraries() -> dict:
+    """The file paths timed: trec_eval only when it is on PATH."""
+    return {name: fn for name, fn in LIBRARIES.items() if name != "trec_eval" or shutil.which("trec_eval")}
+
+
+# --------------------------------------------------------------------------- frames
+
+def read_tables(qrels_path: Path, run_path: Path):
+    """The two TREC files as Arrow tables (ids as strings), the source of every frame shape."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    def read(path, names, value, value_type):
+        return csv.read_csv(path, read_options=csv.ReadOptions(column_names=names),
+                            parse_options=csv.ParseOptions(delimiter=" "),
+                            convert_options=csv.ConvertOptions(
+                                column_types={"query_id": pa.string(), "doc_id": pa.string(), value: value_type},
+                                include_columns=["query_id", "doc_id", value]))
+    return (read(qrels_path, ["query_id", "iter", "doc_id", "relevance"], "relevance", pa.int64()),
+            read(run_path, ["query_id", "q0", "doc_id", "rank", "score", "tag"], "score", pa.float64()))
+
+
+def as_frame(table, shape: str) -> pd.DataFrame:
+    """One Arrow table as a pandas DataFrame of the given shape (:data:`FRAME_SHAPES`):
+
+    str          ``query_id``, ``doc_id`` of pandas' ``str`` dtype (Arrow-backed)
+    object       the same ids as Python ``str`` objects in ``object`` columns
+    pyterrier    pyterrier's names ``qid`` (int64), ``docno`` (str), ``score`` / ``label``
+    categorical  ``query_id`` Categorical of str, ``doc_id`` str
+    """
+    df = table.to_pandas().astype({"query_id": "str", "doc_id": "str"})
+    if shape == "object":
+        return df.astype({"query_id": object, "doc_id": object})
+    if shape == "pyterrier":
+        df = df.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
+        return df.astype({"qid": "int64"})
+    if shape == "categorical":
+        return df.astype({"query_id": "category"})
+    return df
+
+
+def frame_columns(df: pd.DataFrame) -> tuple[str, str, str]:
+    """(query, document, value) column names of a frame of any shape."""
+    query, doc = ("qid", "docno") if "qid" in df.columns else ("query_id", "doc_id")
+    return query, doc, next(c for c in ("score", "relevance", "label") if c in df.columns)
+
+
+def to_dicts(df: pd.DataFrame) -> dict:
+    """A frame as pytrec_eval's ``{qid: {doc: value}}``, the fastest plain Python found.
+
+    One ``zip`` over the columns' ``tolist()``; the inner dict is looked up (``setdefault``)
+    only when the query differs from the previous row's, which is correct for rows in any
+    order and about 30 % faster than ``setdefault`` on every row when each query's rows are
+    together (measured on 1M rows: 0.63-1.07 s vs 0.92-1.42 s; ``defaultdict`` and
+    ``itertools.groupby`` variants were no faster). A Categorical's integer codes are listed
+    instead of its values (10-25 % faster). Query ids become ``str``, pytrec_eval's keys.
+    """
+    query, doc, value = frame_columns(df)
+    queries, names = df[query], None
+    if isinstance(queries.dtype, pd.CategoricalDtype):
+        queries, names = queries.cat.codes, [str(c) for c in queries.cat.categories]
+    out: dict = {}
+    current_query, current = object(), None
+    for q, d, v in zip(queries.tolist(), df[doc].tolist(), df[value].tolist()):
+        if q != current_query:
+            current_query, current = q, out.setdefault(str(q) if names is None else names[q], {})
+        current[d] = v
+    return out
+
+
+def pytrec_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame) -> dict:
+    return pytrec_evaluate(to_dicts(qrels_df), to_dicts(run_df))
+
+
+def sweep_runs(run_df: pd.DataFrame, n: int = SWEEP_RUNS, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """``n`` runs as a parameter sweep: the same rows and document column, scores
+    ``score + w * noise`` (w = 0.05, 0.10, ...), rounded to 3 decimals to keep ties."""
+    noise = np.random.default_rng(seed).normal(0.0, 1.0, len(run_df))
+    base = run_df["score"].to_numpy()
+    return {f"w{i}": run_df.assign(score=np.round(base + 0.05 * i * noise, 3)) for i in range(1, n + 1)}
 
 
 # --------------------------------------------------------------------------- as tables
@@ -122,6 +232,62 @@ def rankkit_table(table: pd.DataFrame) -> pd.DataFrame:
     out = table[SPECS].copy()
     out.index = out.index.astype(str)
     return out.sort_index()
+
+
+def trec_eval_printed(qrels_path: Path, run_path: Path) -> pd.DataFrame:
+    """trec_eval's ``-q`` lines as a table of the printed strings (``%6.4f``), 'all' left out."""
+    out = subprocess.run(trec_eval_command(qrels_path, run_path), capture_output=True, text=True, check=True)
+    names = {METRICS[s][0]: s for s in SPECS}
+    values: dict = {}
+    for line in out.stdout.splitlines():
+        measure, qid, value = line.split("\t")
+        if qid != "all":
+            values.setdefault(qid, {})[names[measure.strip()]] = value.strip()
+    return pd.DataFrame.from_dict(values, orient="index")[SPECS].sort_index()
+
+
+# --------------------------------------------------------------------------- the report
+
+@dataclass
+class Report:
+    """What the scenarios measured; printed at the end and written by ``--json``."""
+    times: dict = field(default_factory=dict)      # label -> {task: [seconds, ...]}
+    targets: list = field(default_factory=list)    # one row per ratio
+    memory: list = field(default_factory=list)     # one row per (id shape, library)
+    agreement: list = field(default_factory=list)  # one row per comparison of per-query values
+    stages: dict = field(default_factory=dict)
+
+    def speedup(self, label: str, times: dict, peer: str, goal: float | None) -> None:
+        ratio = median(times[peer]) / median(times["rankkit"])
+        self.target(f"{label}: {peer} / rankkit", ratio, goal, ">=")
+
+    def target(self, label: str, ratio: float | None, goal: float | None, sense: str) -> None:
+        """One ratio and its goal; ``ratio=None``: not measured (trec_eval not on PATH)."""
+        passed = None if goal is None or ratio is None else (ratio >= goal if sense == ">=" else ratio <= goal)
+        result = ("NOT RUN: trec_eval is not on PATH" if ratio is None
+                  else {None: "(no goal)", True: "PASS", False: "MISS"}[passed])
+        self.targets.append({"target": label, "ratio": ratio, "goal": goal, "sense": sense, "result": result})
+
+    def agree(self, label: str, ours: pd.DataFrame, theirs: pd.DataFrame, peer: str,
+              tolerance: float | None = 1e-9) -> None:
+        """Per-query values of rankkit and a peer; ``tolerance=None`` reports without judging."""
+        d = differences(ours, theirs)
+        ok = None if tolerance is None else (not (d["only_in_first"] or d["only_in_second"])
+                                             and all(d[s][0] <= tolerance for s in SPECS))
+        self.agreement.append({"what": label, "peer": peer, "differences": d, "ok": ok})
+
+    def agree_printed(self, label: str, ours: pd.DataFrame, printed: pd.DataFrame) -> None:
+        """rankkit printed as trec_eval prints (``%6.4f``) against trec_eval's ``-q`` output."""
+        mine = ours.map(lambda v: f"{v:6.4f}".strip())
+        common = mine.index.intersection(printed.index)
+        d = {"only_in_first": len(mine.index.difference(printed.index)),
+             "only_in_second": len(printed.index.difference(mine.index))}
+        for s in SPECS:
+            a, b = mine.loc[common, s], printed.loc[common, s]
+            gap = np.abs(a.astype(float).to_numpy() - b.astype(float).to_numpy())
+            d[s] = (float(gap.max()) if gap.size else 0.0, int((a != b).sum()))
+        ok = not (d["only_in_first"] or d["only_in_second"]) and all(d[s][1] == 0 for s in SPECS)
+        self.agreement.append({"what": label, "peer": "trec_eval", "differences": d, "ok": ok})
 
 
 def differences(a: pd.DataFrame, b: pd.DataFrame) -> dict:
@@ -156,16 +322,44 @@ def rounds(tasks: dict, repeat: int) -> tuple[dict, dict]:
     return times, results
 
 
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+# --------------------------------------------------------------------------- memory
+
+# Runs trec_eval and nothing else, so that the peak it reads is trec_eval's. A child's
+# ru_maxrss starts at its parent's resident size when it execs (Linux keeps the larger of
+# the two), so trec_eval is started by this small interpreter (-I -S: no site packages),
+# not by the benchmark; the helper's own VmHWM, printed too, is that floor.
+TREC_EVAL_HELPER = """
+import json, resource, subprocess, sys, time
+try:
+    with open("/proc/self/status") as f:
+        floor = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
+except OSError:
+    floor = None
+start = time.perf_counter()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+print(json.dumps({"peak_bytes": peak, "floor_bytes": floor, "seconds": seconds}))
+"""
+
+
 def child_memory(library: str, qrels_path: Path, run_path: Path) -> dict:
-    """Run one library's file path in a fresh interpreter; its peak RSS and time."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", library,
-           "--qrels", str(qrels_path), "--run", str(run_path)]
+    """Peak memory of one library's file path, in a fresh process; bytes and seconds."""
+    if library == "trec_eval":
+        cmd = [sys.executable, "-I", "-S", "-c", TREC_EVAL_HELPER, *trec_eval_command(qrels_path, run_path)]
+    else:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--child", library,
+               "--qrels", str(qrels_path), "--run", str(run_path)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def peak_rss_mb() -> float:
-    """This process's peak resident set size, in MB.
+def peak_rss_bytes() -> int:
+    """This process's peak resident set size.
 
     Linux's ``ru_maxrss`` survives ``exec``: a child started by a large process reports at
     least its parent's peak. ``VmHWM`` (``/proc/self/status``) belongs to the new address
@@ -175,210 +369,338 @@ def peak_rss_mb() -> float:
         with open("/proc/self/status") as f:
             for line in f:
                 if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
+                    return int(line.split()[1]) * 1024
     except OSError:
         pass
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return maxrss / 2**20 if sys.platform == "darwin" else maxrss / 1024
+    return maxrss if sys.platform == "darwin" else maxrss * 1024
 
 
 def child_main(library: str, qrels_path: Path, run_path: Path) -> None:
     import importlib
     importlib.import_module(library)  # pandas/pyarrow (rankkit), numba (ranx): part of the cost
-    imports_mb = peak_rss_mb()
+    imports = peak_rss_bytes()
     seconds, _ = timed(LIBRARIES[library], qrels_path, run_path)
-    peak_mb = peak_rss_mb()
-    maxrss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"library": library, "imports_mb": imports_mb, "peak_mb": peak_mb,
-                      "ru_maxrss_mb": maxrss_mb, "seconds": seconds}))
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"peak_bytes": peak_rss_bytes(), "imports_bytes": imports,
+                      "ru_maxrss_bytes": maxrss, "seconds": seconds}))
 
 
 # --------------------------------------------------------------------------- data
 
-def ensure_data(n_queries: int, n_docs: int, out: Path) -> tuple[Path, Path]:
-    qrels_path = out / f"qrels_{n_queries}x{n_docs}.txt"
-    run_path = out / f"run_{n_queries}x{n_docs}.txt"
+def ensure_data(n_queries: int, n_docs: int, out: Path, ids: str = "short") -> tuple[Path, Path]:
+    qrels_path = out / f"qrels_{n_queries}x{n_docs}_{ids}.txt"
+    run_path = out / f"run_{n_queries}x{n_docs}_{ids}.txt"
     if not (qrels_path.is_file() and run_path.is_file()):
         print(f"generating {qrels_path.name}, {run_path.name} in {out} ...", flush=True)
         subprocess.run([sys.executable, str(HERE / "generate.py"), "-n", str(n_queries), "-m", str(n_docs),
-                        "--out", str(out)], check=True)
+                        "--ids", ids, "--out", str(out)], check=True)
     return qrels_path, run_path
 
 
 def warm_up() -> None:
-    """One small run of every path (imports, ranx's numba compilation)."""
-    import pytrec_eval
-    from rankkit import evaluate
-    from rankkit.rankings import rank
-    from rankkit.evaluate import score
-    with tempfile.TemporaryDirectory() as tmp:
-        qrels_path, run_path = ensure_data(50, 100, Path(tmp))
-        for fn in LIBRARIES.values():
-            fn(qrels_path, run_path)
-        qrels, run = pytrec_parse(qrels_path, run_path)
-        evaluate(qrels, run, SPECS)
-        pytrec_eval.RelevanceEvaluator(qrels, TREC).evaluate(run)
-        score(rank(qrels_path, run_path), SPECS)
-
-
-# --------------------------------------------------------------------------- report
-
-def median(values: list[float]) -> float:
-    return statistics.median(values)
-
-
-def fmt_times(values: list[float]) -> str:
-    return f"{median(values):8.2f} s   (" + ", ".join(f"{v:.2f}" for v in values) + ")"
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--queries", type=int, default=10_000, help="number of queries (10,000)")
-    parser.add_argument("--docs", type=int, default=1_000, help="documents per query (1,000)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per timing; the median is reported (3)")
-    parser.add_argument("--data", type=Path, default=HERE / "_data", help="data folder (benchmarks/_data)")
-    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
-    parser.add_argument("--child", choices=list(LIBRARIES), help=argparse.SUPPRESS)
-    parser.add_argument("--qrels", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.child:
-        child_main(args.child, args.qrels, args.run)
-        return 0
-    if args.repeat < 1:
-        parser.error(f"--repeat must be at least 1, got {args.repeat}")
-
-    import pytrec_eval
-
+    """One small run of every path (imports, ranx's numba compilation, scipy for compare)."""
     import rankkit
     from rankkit.evaluate import score
     from rankkit.rankings import rank
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels_path, run_path = ensure_data(50, 100, Path(tmp))
+        for fn in file_libraries().values():
+            fn(qrels_path, run_path)
+        qrels, run = pytrec_parse(qrels_path, run_path)
+        rankkit.evaluate(qrels, run, SPECS)
+        pytrec_evaluate(qrels, run)
+        score(rank(qrels_path, run_path), SPECS)
+        tables = read_tables(qrels_path, run_path)
+        for shape in FRAME_SHAPES:
+            qrels_df, run_df = (as_frame(t, shape) for t in tables)
+            rankkit.evaluate(qrels_df, run_df, SPECS)
+            pytrec_frames(qrels_df, run_df)
+        rankkit.compare(qrels_df, sweep_runs(run_df, n=2), SPECS)
 
-    qrels_path, run_path = ensure_data(args.queries, args.docs, args.data)
-    size_mb = run_path.stat().st_size / 1e6
-    load_before = os.getloadavg()
-    print(f"data: {args.queries:,} queries x {args.docs:,} docs; run {size_mb:.0f} MB, "
-          f"qrels {qrels_path.stat().st_size / 1e6:.0f} MB")
-    from importlib.metadata import version
-    print(f"pytrec_eval-terrier {version('pytrec_eval-terrier')}, ranx {version('ranx')}, "
-          f"numba {version('numba')}, numpy {np.__version__}, pandas {pd.__version__}; {os.cpu_count()} CPUs; "
-          f"load average {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}")
-    print(f"median of {args.repeat} runs; warming up ...", flush=True)
-    warm_up()
 
-    times: dict[str, dict[str, list[float]]] = {}
+# --------------------------------------------------------------------------- scenarios
 
-    print("\n[1] from the files", flush=True)
-    times["files"], results = rounds({name: (fn, (qrels_path, run_path)) for name, fn in LIBRARIES.items()},
-                                     args.repeat)
-    tables = {"files": {"rankkit": rankkit_table(results["rankkit"]),
-                        "pytrec_eval": trec_table(results["pytrec_eval"]),
-                        "ranx": ranx_table(results["ranx"])}}
+def size(args, n_docs: int) -> str:
+    return f"{args.queries:,}x{n_docs:,}"
+
+
+def scenario_files(args, report: Report) -> None:
+    qrels_path, run_path = ensure_data(args.queries, max(args.docs), args.data, args.ids[0])
+    label = f"files {size(args, max(args.docs))} {args.ids[0]}"
+    print(f"\n[{label}] from the TREC files", flush=True)
+    libraries = file_libraries()
+    times, results = rounds({name: (fn, (qrels_path, run_path)) for name, fn in libraries.items()}, args.repeat)
+    report.times[label] = times
+    for peer in libraries:
+        if peer != "rankkit":
+            report.speedup(label, times, peer, GOAL_FILES[peer])
+    if "trec_eval" not in libraries:
+        report.target(f"{label}: trec_eval / rankkit", None, GOAL_FILES["trec_eval"], ">=")
+    ours = rankkit_table(results["rankkit"])
+    report.agree(label, ours, trec_table(results["pytrec_eval"]), "pytrec_eval")
+    if "trec_eval" in libraries:
+        report.agree_printed(label, ours, trec_eval_printed(qrels_path, run_path))
+    theirs = ranx_table(results["ranx"])
+    report.agree(label, ours, theirs, "ranx", tolerance=None)
+    ranx_within_ties(report, label, qrels_path, run_path, theirs)
     del results
-    gc.collect()
+    report.stages = rankkit_stages(qrels_path, run_path)
 
-    print("\n[2] from in-memory dicts", flush=True)
-    qrels_dict, run_dict = pytrec_parse(qrels_path, run_path)
-    times["dicts"], results = rounds({
-        "rankkit": (rankkit.evaluate, (qrels_dict, run_dict, SPECS)),
-        "pytrec_eval": (lambda q, r: pytrec_eval.RelevanceEvaluator(q, TREC).evaluate(r), (qrels_dict, run_dict)),
-    }, args.repeat)
-    tables["dicts"] = {"rankkit": rankkit_table(results["rankkit"]),
-                       "pytrec_eval": trec_table(results["pytrec_eval"])}
-    del results
 
-    print("\n[3] the metric step alone", flush=True)
-    rankings = rank(str(qrels_path), str(run_path))
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, TREC)
-    times["metric"], results = rounds({
-        "rankkit": (score, (rankings, SPECS)),
-        "pytrec_eval": (evaluator.evaluate, (run_dict,)),
-    }, args.repeat)
-    tables["metric"] = {"rankkit": rankkit_table(results["rankkit"]),
-                        "pytrec_eval": trec_table(results["pytrec_eval"])}
-    del results, rankings, evaluator, qrels_dict, run_dict
-    gc.collect()
+def ranx_within_ties(report: Report, label: str, qrels_path: Path, run_path: Path, rx: pd.DataFrame) -> None:
+    """ranx breaks score ties in its own order (a reversed numba argsort), not trec_eval's:
+    its values must still lie between rankkit's worst and best tie orders."""
+    import rankkit
+    low, high = (rankkit_table(rankkit.evaluate(str(qrels_path), str(run_path), SPECS, ties=policy))
+                 for policy in ("pessimistic", "optimistic"))
+    within = {s: bool(((rx[s] >= low[s] - 1e-12) & (rx[s] <= high[s] + 1e-12)).all()) for s in SPECS}
+    report.agreement.append({"what": label, "peer": "ranx within rankkit's pessimistic..optimistic ties",
+                             "within": within, "ok": None})
 
-    print("\n[stages] rankkit's file path, one run each", flush=True)
+
+def rankkit_stages(qrels_path: Path, run_path: Path) -> dict:
     from rankkit import read_qrels, read_run
+    from rankkit.evaluate import score
+    from rankkit.rankings import rank
     t_qrels, qrels_df = timed(read_qrels, str(qrels_path))
     t_run, run_df = timed(read_run, str(run_path))
     t_rank, rankings = timed(rank, qrels_df, run_df)
     t_score, _ = timed(score, rankings, SPECS)
     stages = {"read_qrels": t_qrels, "read_run": t_run, "rank": t_rank, "score": t_score}
-    print("  " + "   ".join(f"{k} {v:.2f} s" for k, v in stages.items()))
-    del qrels_df, run_df, rankings
-    gc.collect()
+    print("  rankkit's steps, one run: " + "   ".join(f"{k} {v:.2f} s" for k, v in stages.items()))
+    return stages
 
-    print("\n[memory] peak RSS of each library's file path, fresh process each", flush=True)
-    memory = {}
-    for library in LIBRARIES:
-        memory[library] = child_memory(library, qrels_path, run_path)
-        m = memory[library]
-        print(f"  {library:<12} peak {m['peak_mb']:7.0f} MB  (after imports {m['imports_mb']:.0f} MB; "
-              f"{m['seconds']:.2f} s)", flush=True)
-    load_after = os.getloadavg()
 
-    # ------------------------------------------------------------------ summary
-    print(f"\n=== {args.queries:,} queries x {args.docs:,} docs, median of {args.repeat}; "
-          f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after (1 min) on "
-          f"{os.cpu_count()} CPUs ===")
-    print(f"{'scenario':<8} {'library':<12} {'median':>10}   runs")
-    for scenario, by_lib in times.items():
-        for library, values in by_lib.items():
-            print(f"{scenario:<8} {library:<12} {fmt_times(values)}")
-    print()
-    print(f"{'target':<38} {'ratio':>8} {'goal':>7}   result")
-    verdicts = []
-    for label, scenario, peer, goal in TARGETS:
-        ratio = median(times[scenario][peer]) / median(times[scenario]["rankkit"])
-        verdict = "PASS" if ratio >= goal else "MISS"
-        verdicts.append((label, ratio, goal, verdict))
-        print(f"{label:<38} {ratio:7.1f}x {goal:6.1f}x   {verdict}")
-    peak = memory["rankkit"]["peak_mb"]
-    mem_verdict = "PASS" if peak < MEMORY_TARGET_MB else "MISS"
-    print(f"{'files: rankkit peak memory':<38} {peak:6.0f}MB {MEMORY_TARGET_MB:5.0f}MB   {mem_verdict}")
+def scenario_metric(args, report: Report) -> None:
+    import pytrec_eval
 
-    print("\nper-query agreement: max |difference| (queries differing by > 1e-9)")
-    agree = True
-    comparisons = [("files", "pytrec_eval"), ("dicts", "pytrec_eval"), ("metric", "pytrec_eval"), ("files", "ranx")]
-    diffs = {}
-    for scenario, peer in comparisons:
-        d = differences(tables[scenario]["rankkit"], tables[scenario][peer])
-        diffs[f"{scenario}: rankkit vs {peer}"] = d
+    from rankkit.evaluate import score
+    from rankkit.rankings import rank
+    qrels_path, run_path = ensure_data(args.queries, max(args.docs), args.data, args.ids[0])
+    label = f"metric step {size(args, max(args.docs))}"
+    print(f"\n[{label}] the metric step alone", flush=True)
+    qrels, run = pytrec_parse(qrels_path, run_path)
+    rankings = rank(str(qrels_path), str(run_path))
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC)
+    times, results = rounds({"rankkit": (score, (rankings, SPECS)),
+                             "pytrec_eval": (evaluator.evaluate, (run,))}, args.repeat)
+    report.times[label] = times
+    report.speedup(label, times, "pytrec_eval", GOAL_METRIC)
+    report.agree(label, rankkit_table(results["rankkit"]), trec_table(results["pytrec_eval"]), "pytrec_eval")
+
+
+def scenario_dicts(args, report: Report) -> None:
+    import rankkit
+    for n_docs in args.docs:
+        label = f"dicts {size(args, n_docs)}"
+        print(f"\n[{label}] from in-memory dicts", flush=True)
+        qrels, run = pytrec_parse(*ensure_data(args.queries, n_docs, args.data, args.ids[0]))
+        times, results = rounds({"rankkit": (rankkit.evaluate, (qrels, run, SPECS)),
+                                 "pytrec_eval": (pytrec_evaluate, (qrels, run))}, args.repeat)
+        report.times[label] = times
+        report.speedup(label, times, "pytrec_eval", GOAL_DICTS)
+        report.agree(label, rankkit_table(results["rankkit"]), trec_table(results["pytrec_eval"]), "pytrec_eval")
+        del qrels, run, results
+
+
+def scenario_frames(args, report: Report) -> None:
+    import rankkit
+    for n_docs in args.docs:
+        tables = read_tables(*ensure_data(args.queries, n_docs, args.data, args.ids[0]))
+        for shape in FRAME_SHAPES:
+            label = f"frames {size(args, n_docs)} {shape}"
+            print(f"\n[{label}] from pandas DataFrames", flush=True)
+            qrels_df, run_df = (as_frame(t, shape) for t in tables)
+            times, results = rounds({"rankkit": (rankkit.evaluate, (qrels_df, run_df, SPECS)),
+                                     "pytrec_eval": (pytrec_frames, (qrels_df, run_df))}, args.repeat)
+            report.times[label] = times
+            report.speedup(label, times, "pytrec_eval", GOAL_FRAMES)
+            report.agree(label, rankkit_table(results["rankkit"]), trec_table(results["pytrec_eval"]),
+                         "pytrec_eval")
+            del qrels_df, run_df, results
+
+
+def evaluate_each(qrels_df: pd.DataFrame, runs: dict) -> dict:
+    import rankkit
+    return {name: rankkit.evaluate(qrels_df, run, SPECS) for name, run in runs.items()}
+
+
+def scenario_sweep(args, report: Report) -> None:
+    import rankkit
+    n_docs = min(args.docs)
+    label = f"sweep {size(args, n_docs)} str, {SWEEP_RUNS} runs"
+    print(f"\n[{label}] one qrels, a parameter sweep of runs", flush=True)
+    qrels_df, run_df = (as_frame(t, "str") for t in
+                        read_tables(*ensure_data(args.queries, n_docs, args.data, args.ids[0])))
+    runs = sweep_runs(run_df)
+    first = next(iter(runs.values()))
+    times, results = rounds({"evaluate, 1 run": (rankkit.evaluate, (qrels_df, first, SPECS)),
+                             f"compare, {SWEEP_RUNS} runs": (rankkit.compare, (qrels_df, runs, SPECS)),
+                             f"evaluate x {SWEEP_RUNS}": (evaluate_each, (qrels_df, runs))}, args.repeat)
+    report.times[label] = times
+    single = median(times["evaluate, 1 run"])
+    for task in (f"compare, {SWEEP_RUNS} runs", f"evaluate x {SWEEP_RUNS}"):
+        report.target(f"{label}: {task} / evaluate, 1 run", median(times[task]) / single, GOAL_SWEEP, "<=")
+    qrels = to_dicts(qrels_df)
+    worst = [differences(rankkit_table(table), trec_table(pytrec_evaluate(qrels, to_dicts(runs[name]))))
+             for name, table in results[f"evaluate x {SWEEP_RUNS}"].items()]
+    report.agreement.append(sweep_agreement(label, worst))
+
+
+def sweep_agreement(label: str, diffs: list[dict]) -> dict:
+    """The worst of each measure over the sweep's runs, as one agreement row."""
+    d = {"only_in_first": max(x["only_in_first"] for x in diffs),
+         "only_in_second": max(x["only_in_second"] for x in diffs)}
+    for s in SPECS:
+        d[s] = (max(x[s][0] for x in diffs), sum(x[s][1] for x in diffs))
+    ok = not (d["only_in_first"] or d["only_in_second"]) and all(d[s][0] <= 1e-9 for s in SPECS)
+    return {"what": f"{label} (each of the {len(diffs)} evaluate calls)", "peer": "pytrec_eval",
+            "differences": d, "ok": ok}
+
+
+def scenario_memory(args, report: Report) -> None:
+    n_docs = max(args.docs)
+    print(f"\n[memory {size(args, n_docs)}] peak RSS from the files, a fresh process each", flush=True)
+    for ids in args.ids:
+        paths = ensure_data(args.queries, n_docs, args.data, ids)
+        libraries = ["rankkit"] + (["trec_eval"] if shutil.which("trec_eval") else [])
+        libraries += ["pytrec_eval", "ranx"] if ids == args.ids[0] else []
+        peaks = {}
+        for library in libraries:
+            m = child_memory(library, *paths)
+            m |= {"ids": ids, "library": library, "bytes_per_run_line": m["peak_bytes"] / (args.queries * n_docs)}
+            report.memory.append(m)
+            peaks[library] = m["peak_bytes"]
+            print(f"  {ids:<8} {library:<12} peak {m['peak_bytes'] / 2**20:8.1f} MiB  "
+                  f"{m['bytes_per_run_line']:7.1f} B/run line  ({m['seconds']:.2f} s){at_floor(m)}", flush=True)
+        ratio = peaks["rankkit"] / peaks["trec_eval"] if "trec_eval" in peaks else None
+        report.target(f"memory {size(args, n_docs)} {ids}: rankkit / trec_eval peak", ratio, GOAL_MEMORY, "<=")
+
+
+RUN = {"files": scenario_files, "metric": scenario_metric, "dicts": scenario_dicts,
+       "frames": scenario_frames, "sweep": scenario_sweep, "memory": scenario_memory}
+
+
+# --------------------------------------------------------------------------- summary
+
+def at_floor(m: dict) -> str:
+    """A warning when trec_eval's peak is within 5 % of the helper's floor: then it is only
+    an upper bound of trec_eval's own peak."""
+    near = m.get("floor_bytes") and m["peak_bytes"] <= 1.05 * m["floor_bytes"]
+    return "  AT THE FLOOR: an upper bound" if near else ""
+
+
+def print_summary(args, report: Report, load: tuple[float, float]) -> None:
+    print(f"\n=== {args.queries:,} queries; median of {args.repeat}; load average {load[0]:.1f} before, "
+          f"{load[1]:.1f} after (1 min) on {os.cpu_count()} CPUs ===")
+    for label, by_task in report.times.items():
+        print(label)
+        for task, values in by_task.items():
+            runs = ", ".join(f"{v:.3f}" for v in values)
+            print(f"  {task:<22} {median(values):8.3f} s   ({runs})")
+    if report.memory:
+        print("\npeak memory, fresh process each (MiB = 2**20 bytes)")
+        print(f"  {'ids':<8} {'library':<12} {'peak MiB':>9} {'B/run line':>11} {'after imports':>14}")
+        for m in report.memory:
+            extra = (f"{m['imports_bytes'] / 2**20:10.1f} MiB" if "imports_bytes" in m
+                     else f"  (helper's floor {m['floor_bytes'] / 2**20:.1f} MiB){at_floor(m)}"
+                     if m.get("floor_bytes") else "")
+            print(f"  {m['ids']:<8} {m['library']:<12} {m['peak_bytes'] / 2**20:9.1f} "
+                  f"{m['bytes_per_run_line']:11.1f} {extra}")
+    print(f"\n{'target':<66} {'ratio':>7} {'goal':>8}   result")
+    for t in report.targets:
+        goal = "" if t["goal"] is None else f"{t['sense']} {t['goal']:.1f}"
+        ratio = "-" if t["ratio"] is None else f"{t['ratio']:6.2f}x"
+        print(f"{t['target']:<66} {ratio:>7} {goal:>8}   {t['result']}")
+    print("\nper-query agreement: max |difference| (queries differing: by > 1e-9, or in the printed "
+          "%6.4f for trec_eval)")
+    for a in report.agreement:
+        print_agreement(a)
+
+
+def print_agreement(a: dict) -> None:
+    status = {None: "(reported only)", True: "AGREE", False: "DISAGREE"}[a["ok"]]
+    if "within" in a:
+        cells = "  ".join(f"{s} {'yes' if ok else 'NO'}" for s, ok in a["within"].items())
+    else:
+        d = a["differences"]
         cells = "  ".join(f"{s} {d[s][0]:.1e} ({d[s][1]})" for s in SPECS)
-        extra = ""
         if d["only_in_first"] or d["only_in_second"]:
-            extra = f"  queries only in rankkit: {d['only_in_first']}, only in {peer}: {d['only_in_second']}"
-        if peer == "pytrec_eval":
-            ok = not extra and all(d[s][0] <= 1e-9 for s in SPECS)
-            agree &= ok
-            status = "AGREE" if ok else "DISAGREE"
-        else:
-            status = "(reported only)"
-        print(f"  {scenario:<6} vs {peer:<11} {cells}{extra}  {status}")
+            cells += f"  queries only in rankkit: {d['only_in_first']}, only in the peer: {d['only_in_second']}"
+    print(f"  {a['what']}\n    vs {a['peer']}: {cells}  {status}")
 
-    # ranx breaks score ties in its own order (a reversed numba argsort), not trec_eval's:
-    # its values must still lie between rankkit's worst and best tie orders.
-    bounds = {policy: rankkit_table(rankkit.evaluate(str(qrels_path), str(run_path), SPECS, ties=policy))
-              for policy in ("pessimistic", "optimistic")}
-    rx = tables["files"]["ranx"]
-    within = {s: bool(((rx[s] >= bounds["pessimistic"][s] - 1e-12) & (rx[s] <= bounds["optimistic"][s] + 1e-12)).all())
-              for s in SPECS}
-    print("  ranx between rankkit's ties='pessimistic' and ties='optimistic' values: "
-          + "  ".join(f"{s} {'yes' if ok else 'NO'}" for s, ok in within.items()))
 
+def header(args) -> None:
+    from importlib.metadata import version
+
+    import rankkit
+    te = shutil.which("trec_eval")
+    te_version = "not on PATH: its comparisons are left out"
+    if te:  # trec_eval -v prints its version on stderr
+        te_version = f"{te} ({subprocess.run([te, '-v'], capture_output=True, text=True, check=True).stderr.strip()})"
+    print(f"{args.queries:,} queries x {', '.join(f'{d:,}' for d in args.docs)} docs; ids {', '.join(args.ids)}; "
+          f"scenarios {', '.join(args.scenarios)}")
+    print(f"rankkit {version('rankkit')} ({Path(rankkit.__file__).parent}), pytrec_eval-terrier {version('pytrec_eval-terrier')}, "
+          f"ranx {version('ranx')}, numpy {np.__version__}, pandas {pd.__version__}; trec_eval: {te_version}")
+
+
+def csv_list(kind, choices=None):
+    def parse(text: str) -> list:
+        items = [kind(x) for x in text.split(",") if x]
+        bad = [x for x in items if choices and x not in choices]
+        if not items or bad:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list of {choices or kind.__name__}, "
+                                             f"got {text!r}")
+        return list(dict.fromkeys(items))
+    return parse
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--queries", type=int, default=10_000, help="number of queries (10,000)")
+    parser.add_argument("--docs", type=csv_list(int), default=[100, 1_000],
+                        help="documents per query: dicts and frames at each, files, metric and memory "
+                             "at the largest, sweep at the smallest (100,1000)")
+    parser.add_argument("--ids", type=csv_list(str, ID_SHAPES), default=list(ID_SHAPES),
+                        help="document id shapes (generate.py --ids): memory at each, the other "
+                             "scenarios on the first (short,numeric,medium,clueweb)")
+    parser.add_argument("--scenarios", type=csv_list(str, SCENARIOS), default=list(SCENARIOS),
+                        help=f"which sections to run ({','.join(SCENARIOS)})")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing; the median is reported (3)")
+    parser.add_argument("--data", type=Path, default=HERE / "_data", help="data folder (benchmarks/_data)")
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--child", choices=["rankkit", "pytrec_eval", "ranx"], help=argparse.SUPPRESS)
+    parser.add_argument("--qrels", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    args.docs.sort()
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.child:
+        child_main(args.child, args.qrels, args.run)
+        return 0
+    header(args)
+    load_before = os.getloadavg()[0]
+    print("warming up ...", flush=True)
+    warm_up()
+    report = Report()
+    for name in SCENARIOS:
+        if name in args.scenarios:
+            RUN[name](args, report)
+            gc.collect()
+    load = (load_before, os.getloadavg()[0])
+    print_summary(args, report, load)
     if args.json:
-        args.json.write_text(json.dumps({
-            "queries": args.queries, "docs": args.docs, "repeat": args.repeat,
-            "load_average_before": load_before, "load_average_after": load_after,
-            "times": times, "rankkit_stages": stages, "memory": memory,
-            "targets": [{"target": t, "ratio": r, "goal": g, "result": v} for t, r, g, v in verdicts]
-            + [{"target": "files: rankkit peak memory MB", "value": peak, "goal": MEMORY_TARGET_MB,
-                "result": mem_verdict}],
-            "differences": diffs, "ranx_within_tie_bounds": within,
-        }, indent=2))
-    return 0 if agree else 1
+        args.json.write_text(json.dumps({"queries": args.queries, "docs": args.docs, "ids": args.ids,
+                                         "repeat": args.repeat, "load_average_1min": load,
+                                         **report.__dict__}, indent=2))
+    return 0 if all(a["ok"] is not False for a in report.agreement) else 1
 
 
 if __name__ == "__main__":
