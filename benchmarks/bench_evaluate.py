@@ -402,7 +402,7 @@ def warm_up() -> None:
     """One small run of every path (imports, ranx's numba compilation, scipy for compare)."""
     import rankkit
     from rankkit.evaluate import score
-    from rankkit.rankings import rank
+    from rankkit import rank
     with tempfile.TemporaryDirectory() as tmp:
         qrels_path, run_path = ensure_data(50, 100, Path(tmp))
         for fn in file_libraries().values():
@@ -462,7 +462,7 @@ def ranx_within_ties(report: Report, label: str, qrels_path: Path, run_path: Pat
 def rankkit_stages(qrels_path: Path, run_path: Path) -> dict:
     from rankkit import read_qrels, read_run
     from rankkit.evaluate import score
-    from rankkit.rankings import rank
+    from rankkit import rank
     t_qrels, qrels_df = timed(read_qrels, str(qrels_path))
     t_run, run_df = timed(read_run, str(run_path))
     t_rank, rankings = timed(rank, qrels_df, run_df)
@@ -476,7 +476,7 @@ def scenario_metric(args, report: Report) -> None:
     import pytrec_eval
 
     from rankkit.evaluate import score
-    from rankkit.rankings import rank
+    from rankkit import rank
     qrels_path, run_path = ensure_data(args.queries, max(args.docs), args.data, args.ids[0])
     label = f"metric step {size(args, max(args.docs))}"
     print(f"\n[{label}] the metric step alone", flush=True)
