@@ -366,7 +366,7 @@ class _Judgments:
             last = cls._last[1]
             if last.names == names and np.array_equal(last.codes, codes) and np.array_equal(last.grades, grades):
                 return ids, last
-        prepared = cls(names, codes.copy(), grades.copy(), ids)
+        prepared = cls(names, codes.astype(np.int64), grades.copy(), ids)  # int64: no int8 overflow in offsets
         cls._last = (weakref.ref(ids), prepared)
         weakref.finalize(ids, cls._forget, weakref.ref(prepared))  # gone with the ids
         return ids, prepared
