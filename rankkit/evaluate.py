@@ -243,6 +243,7 @@ def evaluate(
     rel: float | None = None,
     judged_only: bool = False,
     n_docs: int | None = None,
+    max_grade: float | None = None,
     columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Score a run against judgments: one row per query, one column per metric.
@@ -279,6 +280,10 @@ def evaluate(
         Score only the judged documents of each ranking, in their order (trec_eval ``-J``).
     n_docs : int or None, default=None
         Number of documents in the collection, for ``utility`` (trec_eval ``-N``).
+    max_grade : float or None, default=None
+        The maximum grade of ERR and the C/W/L metrics whose spec does not set one; None
+        uses the largest label of the judgments (of every judged query, scored or not).
+        Set it when the judgments are evaluated in parts (:mod:`rankkit.dask`).
     columns : dict, optional
         Other column names of the qrels and the run (DataFrames, Arrow tables, Parquet or
         Feather files, records), as :func:`rankkit.read_qrels` takes them:
@@ -312,10 +317,13 @@ def evaluate(
     ties = check_option(ties, TIE_POLICIES, "ties")
     if rel is not None:
         rel = check_rel(rel)
+    if max_grade is not None and not (isinstance(max_grade, (int, float, np.number)) and np.isfinite(max_grade)
+                                       and max_grade > 0):
+        raise ValueError(f"max_grade must be a positive number, got {max_grade!r}")
     specs = expand_metrics(metrics)  # bad specs fail before any file is read
     r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only, columns=columns)  # reads the inputs
     keep, unscored = select_queries(r, queries)
-    table = score_columns(r.take(keep), specs, rel=rel, max_grade=r.max_grade(), n_docs=n_docs)
+    table = score_columns(r.take(keep), specs, rel=rel, max_grade=max_grade or r.max_grade(), n_docs=n_docs)
     table.attrs |= {"unscored": unscored, "queries": queries, "ties": ties}
     return table
 

@@ -465,3 +465,16 @@ def test_judged_only_spec_equals_evaluating_judged_only(grades, k):
                                      for s in specs])
     whole = evaluate(qrels, run, specs, judged_only=True)
     np.testing.assert_array_equal(per_spec.to_numpy(), whole.to_numpy())
+
+
+def test_evaluate_max_grade_sets_err_for_judgments_in_parts():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 3}}
+    run = {"q1": {"a": 1.0, "b": 0.5}}
+    with pytest.warns(UserWarning, match="missing from the run"):
+        whole = rk.evaluate(qrels, run, ["ERR@2"])  # the largest label (3) of every judged query
+    part = rk.evaluate({"q1": qrels["q1"]}, run, ["ERR@2"], max_grade=3)
+    assert part.loc["q1", "ERR@2"] == whole.loc["q1", "ERR@2"] == (2**1 - 1) / 2**3
+    assert rk.evaluate({"q1": qrels["q1"]}, run, ["ERR@2"]).loc["q1", "ERR@2"] == 0.5  # max grade 1 there
+    for bad in (0, -1, float("nan"), "3"):
+        with pytest.raises(ValueError, match="max_grade"):
+            rk.evaluate(qrels, run, ["ERR@2"], max_grade=bad)
