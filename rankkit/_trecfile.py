@@ -89,11 +89,58 @@ def parse(source: Any, kind: str) -> tuple[str, pa.ChunkedArray, pa.ChunkedArray
     UTF-8), values (float64) and run tag (None for qrels). Any problem is a ValueError
     naming the file (and the line)."""
     with _Input(source) as inp:
-        query_ids, doc_ids, values, tag = (
-            _parse_clean(inp, kind) or _parse_normalized(inp, kind) or _scan_lines(inp, kind))
+        query_ids, doc_ids, values, tag = _parse_input(inp, kind)
     if len(values) == 0:
         raise ValueError(f"{inp.name}: empty file, expected {kind} lines")
     return inp.name, query_ids, doc_ids, values, None if tag is None or kind != "run" else id_text(tag)
+
+
+def blocks(source: Any, kind: str, size: int) -> Iterator[tuple[str, pa.ChunkedArray, pa.ChunkedArray, np.ndarray,
+                                                                    str | None]]:
+    """A TREC file parsed block by block, for files larger than memory: each block about
+    ``size`` bytes of whole lines (at least one line), parsed as :func:`parse` parses a file,
+    with lines numbered from the file's start in messages. Yields what :func:`parse` returns
+    for each block (the tag: of the block's last data line, None if it has none); a block
+    of blank and comment lines gives no rows. An empty file is a ValueError at the end."""
+    inp = source if isinstance(source, _Input) else _Input(source)  # an _Input given stays open
+    rows, first_line = 0, 1
+    try:
+        for data in _line_blocks(_chunks(inp, min(size, _BLOCK)), size):
+            with _Input.of_block(data, inp.name, first_line) as part:
+                query_ids, doc_ids, values, tag = _parse_input(part, kind)
+            first_line += data.count(b"\n")
+            rows += len(values)
+            yield inp.name, query_ids, doc_ids, values, None if tag is None or kind != "run" else id_text(tag)
+    finally:
+        if inp is not source:
+            inp.__exit__()
+    if rows == 0:
+        raise ValueError(f"{inp.name}: empty file, expected {kind} lines")
+
+
+def opened(source: Any) -> _Input:
+    """A TREC file (path or binary file object) opened to be read more than once, e.g. by
+    :func:`blocks` (a pipe is kept in a temporary file); a context manager."""
+    return _Input(source)
+
+
+def _parse_input(inp: _Input, kind: str) -> _Parsed:
+    return _parse_clean(inp, kind) or _parse_normalized(inp, kind) or _scan_lines(inp, kind)
+
+
+def _line_blocks(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
+    """The bytes regrouped into blocks of whole lines of about ``size`` bytes (or more: a
+    line is never cut)."""
+    pending: list[bytearray] = []
+    held = 0
+    for part in _whole_lines(chunks):
+        pending.append(part)
+        held += len(part)
+        if held >= size:
+            yield b"".join(pending)
+            pending, held = [], 0
+    if pending:
+        yield b"".join(pending)
 
 
 def id_text(raw: bytes) -> str:
@@ -109,6 +156,9 @@ class _Input:
     ``/dev/stdin``) and a file object that cannot seek are copied once to a spool (in memory
     up to 64 MB, then a temporary file): a parse may need a second pass.
     """
+
+    first_line = 1  # the number of the first line (a block of a file read in blocks: see blocks)
+    block: bytes | None = None  # the bytes, when they are a block already in memory
 
     def __init__(self, source: Any):
         self.path, self._stream, self._start, self._spool = None, None, 0, None
@@ -154,6 +204,15 @@ class _Input:
         if (nul := head.find(b"\x00")) >= 0:
             line = head.count(b"\n", 0, nul) + 1
             raise ValueError(f"{self.name}: not a text file (byte 0x00 at line {line})")
+
+    @classmethod
+    def of_block(cls, data: bytes, name: str, first_line: int) -> _Input:
+        """Whole lines of a file, already read (and decompressed, without the file's byte
+        order mark), that start at line ``first_line``."""
+        inp = cls.__new__(cls)
+        inp.path, inp._stream, inp._start, inp._spool = None, io.BytesIO(data), 0, None
+        inp.name, inp.gzip, inp.bom, inp.first_line, inp.block = name, False, False, first_line, data
+        return inp
 
     def __enter__(self) -> _Input:
         return self
@@ -230,7 +289,7 @@ def _chunks(inp: _Input, size: int = _BLOCK) -> Iterator[bytes]:
         head = _read_block(f, inp.name, size)
         while 0 < len(head) < len(_BOM) and (more := _read_block(f, inp.name, size)):  # a short first read
             head += more
-        data = head.removeprefix(_BOM) or _read_block(f, inp.name, size)
+        data = (head if inp.block is not None else head.removeprefix(_BOM)) or _read_block(f, inp.name, size)
         while data:
             yield data
             data = _read_block(f, inp.name, size)
@@ -432,7 +491,8 @@ def _parse_clean(inp: _Input, kind: str) -> _Parsed | None:
         return None
     delimiter = "\t" if b"\t" in head.split(b"\n", 1)[0] else " "
     try:
-        table, scan = (_csv_plain if inp.plain_path is not None else _csv_fed)(inp, kind, delimiter)
+        read = _csv_memory if inp.block is not None else _csv_plain if inp.plain_path is not None else _csv_fed
+        table, scan = read(inp, kind, delimiter)
     except (_Dirty, pa.ArrowException, OSError):  # odd bytes, a comment, extra columns, non-UTF-8...
         return None
     if not scan.proves(table.num_rows, FORMATS[kind][2]) or _starts_with_hash(table.column("query_id")):
@@ -468,6 +528,16 @@ def _csv_fed(inp: _Input, kind: str, delimiter: str) -> tuple[pa.Table, _CleanSc
         return _csv_feed(feed, kind, delimiter, binary=False), feed.scan
 
 
+def _csv_memory(inp: _Input, kind: str, delimiter: str) -> tuple[pa.Table, _CleanScan]:
+    """pyarrow.csv reads a block in memory with its threads, once a :class:`_CleanScan` has
+    checked it."""
+    scan = _CleanScan()
+    for start in range(0, len(inp.block), _BLOCK):
+        if not scan.check(inp.block, start, min(start + _BLOCK, len(inp.block))):
+            raise _Dirty
+    return _csv(pa.BufferReader(inp.block), kind, delimiter, binary=False), scan
+
+
 def _starts_with_hash(query_ids: pa.ChunkedArray) -> bool:
     """Whether a query id (of the parser's dictionaries) starts with ``#``: a comment line."""
     return any(pc.any(pc.starts_with(c.dictionary, "#")).as_py() for c in query_ids.chunks if len(c.dictionary))
@@ -479,11 +549,11 @@ class _NormalizedFeed(_Feed):
     """The file's data lines as :func:`_normalize` rewrites them, block by block, up to the
     first bad line (then ``error`` says what is wrong with it)."""
 
-    def __init__(self, chunks: Iterator[bytes], kind: str, name: str):
+    def __init__(self, chunks: Iterator[bytes], kind: str, name: str, first_line: int = 1):
         super().__init__()
         self._blocks = _whole_lines(chunks)
         self._kind, self._name = kind, name
-        self._line = 1  # the number of the next block's first line
+        self._line = first_line  # the number of the next block's first line
         self.tag: bytes | None = None
         self.error: ValueError | None = None
         self._pending = b"#\n"  # a line for pyarrow to skip: a byte order mark after it stays
@@ -589,7 +659,7 @@ def _parse_normalized(inp: _Input, kind: str) -> _Parsed | None:
     """The file parsed by pyarrow.csv from the lines :func:`_normalize` rewrites, or None
     if pyarrow rejects a value (then :func:`_scan_lines` names the first bad line)."""
     with closing(_chunks(inp)) as chunks:
-        feed = _NormalizedFeed(chunks, kind, inp.name)
+        feed = _NormalizedFeed(chunks, kind, inp.name, inp.first_line)
         try:
             table = _csv_feed(feed, kind, " ", binary=True, skip_rows=1)
         except pa.ArrowException:  # a bad number (or no line at all)
@@ -611,7 +681,7 @@ def _scan_lines(inp: _Input, kind: str) -> _Parsed:
     at = 4 if kind == "run" else 3  # the score, the label
     queries, docs, values, tag = [], [], [], None
     with closing(_chunks(inp)) as chunks:
-        for number, line in enumerate(_split_lines(chunks), start=1):
+        for number, line in enumerate(_split_lines(chunks), start=inp.first_line):
             where = f"{inp.name} line {number}"
             if b"\x00" in line:
                 raise ValueError(f"{inp.name}: not a text file (byte 0x00 at line {number})")

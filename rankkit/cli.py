@@ -28,6 +28,7 @@ import pandas as pd
 from . import __version__
 from .evaluate import TIE_POLICIES
 from .specs import REGISTRY
+from .stream import parse_memory
 from .trec import evaluate_like_trec_eval, trec_lines, trec_measures
 
 PROG = "rankkit"
@@ -61,6 +62,13 @@ def _positive_float(text: str) -> float:
     if not (np.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return value
+
+
+def _memory(text: str) -> int:
+    try:
+        return parse_memory(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _metric_help() -> str:
@@ -114,6 +122,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="order of equal scores (default: docno, trec_eval's)")
     ev.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
                     help="trec: trec_eval's lines (default); csv: a table; json: an object")
+    ev.add_argument("--memory", type=_memory, default=None, metavar="SIZE",
+                    help="peak memory to stay near: the run is read block by block of whole queries "
+                         "(e.g. 600MB, 2GB; default 512MiB); the output is the same")
     ev.set_defaults(handler=_cmd_evaluate)
 
     cmp = commands.add_parser(
@@ -185,7 +196,7 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
     table, summary = evaluate_like_trec_eval(
         args.qrels, run, columns,
         complete=args.judged_queries, rel=args.level, depth=args.depth,
-        judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties,
+        judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties, memory=args.memory,
     )
     _write(table, summary, args, out)
 

@@ -30,10 +30,12 @@ import pandas as pd
 
 from ._numerics import query_sum
 from ._validation import check_option, check_rel
+from .io import RunFile, read_qrels
 from .join import TIES as TIE_POLICIES
 from .join import rank
 from .rankings import Rankings, as_rankings
 from .specs import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
+from .stream import block_size, combine, judged_max_grade, parse_memory, stream_tables
 
 __all__ = [
     "Metric", "MetricInfo", "REGISTRY", "parse_metric", "expand_metrics", "score",
@@ -245,6 +247,7 @@ def evaluate(
     n_docs: int | None = None,
     max_grade: float | None = None,
     columns: Mapping[str, str] | None = None,
+    memory: int | str | None = None,
 ) -> pd.DataFrame:
     """Score a run against judgments: one row per query, one column per metric.
 
@@ -289,6 +292,11 @@ def evaluate(
         Feather files, records), as :func:`rankkit.read_qrels` takes them:
         ``{"topic": "query_id", "grade": "relevance", "sim": "score"}``. rankkit's names and
         pyterrier's (``qid``, ``docno``, ``label``, ``score``) need none.
+    memory : int, str or None, default=None
+        A TREC run file (a path or binary file object) is read block by block of whole
+        queries so that peak memory stays near this bound, whatever the run's size
+        (:mod:`rankkit.stream`): bytes, or ``"600MB"``, ``"2GB"``; None is 512 MiB. The
+        values are those of reading the file whole. Other inputs are held in memory.
 
     Returns
     -------
@@ -321,26 +329,53 @@ def evaluate(
                                        and max_grade > 0):
         raise ValueError(f"max_grade must be a positive number, got {max_grade!r}")
     specs = expand_metrics(metrics)  # bad specs fail before any file is read
-    r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only, columns=columns)  # reads the inputs
-    keep, unscored = select_queries(r, queries)
-    table = score_columns(r.take(keep), specs, rel=rel, max_grade=max_grade or r.max_grade(), n_docs=n_docs)
+    memory = parse_memory(memory)
+    options = {"ties": ties, "depth": depth, "judged_only": judged_only}
+    if RunFile.is_trec(run):
+        qrels = read_qrels(qrels, columns=columns)
+        max_grade = max_grade or judged_max_grade(qrels)
+        with RunFile(run, block_size(memory)) as run_file:
+            tables, found = stream_tables(
+                qrels, run_file, lambda r: score_columns(r, specs, rel=rel, max_grade=max_grade, n_docs=n_docs),
+                complete=queries == "qrels", **options)
+        _, unscored = report_unscored(*found.flags(), queries)
+        table = with_tag(combine(tables), found.tag)
+    else:
+        r = rank(qrels, run, columns=columns, **options)  # reads the inputs
+        keep, unscored = select_queries(r, queries)
+        table = score_columns(r.take(keep), specs, rel=rel, max_grade=max_grade or r.max_grade(), n_docs=n_docs)
     table.attrs |= {"unscored": unscored, "queries": queries, "ties": ties}
     return table
 
 
-def select_queries(r: Rankings, queries: str, *, stacklevel: int = 3) -> tuple[np.ndarray, dict]:
+def with_tag(table: pd.DataFrame, tag: str | None) -> pd.DataFrame:
+    """``runid`` columns set to the run's tag (a run read in blocks knows it at the end)."""
+    for column, spec in table.attrs.get("metrics", {}).items():
+        if parse_metric(spec).name == "runid":
+            table[column] = tag or ""
+    return table
+
+
+def select_queries(r: Rankings, queries: str, *, stacklevel: int = 4) -> tuple[np.ndarray, dict]:
     """Which rows of ``rank``'s Rankings to score under a ``queries=`` policy, and why each
     other query is left out (warning about them); a ValueError if run and judgments
     share no query."""
     in_run, in_qrels = _query_flags(r)
+    return report_unscored(r.query_ids, in_run, in_qrels, queries, stacklevel=stacklevel)
+
+
+def report_unscored(query_ids: pd.Index, in_run: np.ndarray, in_qrels: np.ndarray, queries: str, *,
+                    stacklevel: int = 3) -> tuple[np.ndarray, dict]:
+    """:func:`select_queries` on every query of a run and its judgments (in trec_eval's
+    order) and whether each is in the run and in the judgments."""
     if not (in_run & in_qrels).any() and in_run.any() and in_qrels.any():
         raise ValueError(
-            f"no query in common between the judgments ({_listing(r.query_ids[in_qrels], 3)}) "
-            f"and the run ({_listing(r.query_ids[in_run], 3)}): are these the right files?"
+            f"no query in common between the judgments ({_listing(query_ids[in_qrels], 3)}) "
+            f"and the run ({_listing(query_ids[in_run], 3)}): are these the right files?"
         )
     keep = in_qrels & (in_run if queries == "run" else True)
     unscored: dict[Any, str] = {}
-    no_judgments = r.query_ids[in_run & ~in_qrels]
+    no_judgments = query_ids[in_run & ~in_qrels]
     if len(no_judgments):
         unscored.update(dict.fromkeys(no_judgments, "no judgments"))
         warnings.warn(
@@ -350,7 +385,7 @@ def select_queries(r: Rankings, queries: str, *, stacklevel: int = 3) -> tuple[n
             stacklevel=stacklevel,
         )
     if queries == "run":
-        missing = r.query_ids[in_qrels & ~in_run]
+        missing = query_ids[in_qrels & ~in_run]
         if len(missing):
             unscored.update(dict.fromkeys(missing, "not in the run"))
             warnings.warn(

@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import IO, Any, Union
@@ -46,7 +46,8 @@ import pyarrow.compute as pc
 
 from ._keys import arrow_ids, arrow_strings, doc_keys, id_bytes, is_binary, pair_keys, text_array
 from ._trecfile import FORMATS as _FORMATS
-from ._trecfile import id_text
+from ._trecfile import blocks as trec_file_blocks
+from ._trecfile import id_text, opened
 from ._trecfile import parse as parse_trec_file
 
 __all__ = ["read_qrels", "read_run", "COLUMN_NAMES"]
@@ -281,9 +282,10 @@ def _frame(query_ids: pa.Array | pd.Series, doc_ids: pa.Array | pd.Series, value
     })
 
 
-def _query_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
+def _query_series(arr: pa.Array | pa.ChunkedArray, all_used: bool = True) -> pd.Series:
     """Query ids (Arrow text or bytes, plain or dictionary-encoded) as a Categorical whose
-    categories are the distinct ids, sorted by their bytes."""
+    categories are the distinct ids, sorted by their bytes. ``all_used=False``: some
+    dictionary may hold ids its chunk does not use (a filtered array)."""
     if not isinstance(arr, pa.ChunkedArray):
         arr = pa.chunked_array([arr])
     if len(arr) == 0:
@@ -302,7 +304,7 @@ def _query_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
         series = series.cat.rename_categories(pd.Index([_id_text(b) for b in categories], dtype=object))
     # Every dictionary here (the CSV parser's, one per block, or dictionary_encode's) holds
     # only ids that occur in its chunk, and pandas unifies them into their union: all used.
-    return _canonical_categories(series, all_used=True)
+    return _canonical_categories(series, all_used=all_used)
 
 
 def _canonical_categories(series: pd.Series, all_used: bool = False) -> pd.Series:
@@ -739,3 +741,184 @@ def _pair_keys(df: pd.DataFrame, keys: np.ndarray) -> np.ndarray:
     return pair_keys(np.asarray(df.query_id.cat.codes), df.query_id.cat.categories.tolist(), keys)
 
 
+
+
+# --------------------------------------------------------------------------- runs larger than memory
+
+class RunNotGrouped(Exception):
+    """A run file's query comes back after other queries: its lines are not grouped by query."""
+
+
+class RunFile:
+    """A TREC run file read in frames of whole queries, for runs larger than memory.
+
+    ``RunFile(source, size)`` opens a TREC text file (a path or a binary file object; see
+    :meth:`is_trec`; Parquet and Feather files are read whole). :meth:`grouped` yields
+    frames like :func:`read_run`'s, each about ``size`` bytes of lines and every line of
+    its queries; it raises :class:`RunNotGrouped` when a query comes back after others.
+    :meth:`partitioned` works for any order: it first writes the lines to temporary Arrow
+    files by a hash of their query. After either, ``tag`` is the tag of the file's last
+    data line (trec_eval's runid). Errors name the file and the line, as :func:`read_run`.
+    """
+
+    def __init__(self, source: Any, size: int):
+        self._input, self.size, self.tag = opened(source), size, None
+        self.name = self._input.name
+
+    @staticmethod
+    def is_trec(source: Any) -> bool:
+        """Whether ``source`` is read as a TREC text file (a path or a binary file object that
+        is not Parquet or Feather)."""
+        if isinstance(source, (str, os.PathLike)):
+            return _columnar(source) is None
+        if not hasattr(source, "read"):
+            return False
+        try:
+            start = source.tell() if source.seekable() else None
+        except (OSError, AttributeError, ValueError):
+            start = None
+        try:
+            return _columnar(source) is None  # reads a columnar file object: put it back
+        finally:
+            if start is not None:
+                source.seek(start)
+
+    def __enter__(self) -> "RunFile":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._input.__exit__()
+
+    def _blocks(self) -> Iterator[tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray]]:
+        self.tag = None
+        for _, query_ids, doc_ids, scores, tag in trec_file_blocks(self._input, "run", self.size):
+            self.tag = tag if tag is not None else self.tag
+            if len(scores):  # not a block of comments
+                yield query_ids, doc_ids, scores
+
+    def grouped(self) -> Iterator[pd.DataFrame]:
+        """Frames of whole queries, in file order; :class:`RunNotGrouped` if a query's lines
+        are not all together (told by a hash of each query id done)."""
+        done = _Hashes()
+        carry = None  # the lines of the last query read so far: it may go on in the next block
+        for block in self._blocks():
+            if carry is not None:
+                block = tuple(_joined(a, b) for a, b in zip(carry, block))
+            last = _last_query(block[0])
+            rest, carry = _split(block, ~last), _split(block, last)
+            if len(rest[2]):
+                yield self._frame(rest, done)
+        if carry is not None and len(carry[2]):
+            yield self._frame(carry, done)
+
+    def _frame(self, arrays: tuple, done: "_Hashes | None" = None) -> pd.DataFrame:
+        frame = _frame(_query_series(arrays[0], all_used=False), arrays[1], arrays[2], "run")
+        if done is not None and not done.add(_query_hashes(frame.query_id.cat.categories)):
+            raise RunNotGrouped(self.name)
+        _check_duplicates(frame, "run", where=self.name)
+        frame.attrs["name"] = self.tag
+        return frame
+
+    def partitioned(self, directory: str, parts: int = 256) -> Iterator[pd.DataFrame]:
+        """Frames of whole queries, whatever the order of the lines: each line goes to one of
+        ``parts`` Arrow files in ``directory`` by a hash of its query; then consecutive
+        files are read back together up to about ``size`` bytes of lines."""
+        paths = [os.path.join(directory, f"part{i:04d}.arrow") for i in range(parts)]
+        schema = pa.schema([("query_id", pa.large_binary()), ("doc_id", pa.large_binary()), ("score", pa.float64())])
+        sizes = np.zeros(parts, dtype=np.int64)
+        writers = [None] * parts
+        try:
+            for query_ids, doc_ids, scores in self._blocks():
+                table = pa.table([_as_bytes(query_ids), _as_bytes(doc_ids), pa.array(scores)], schema=schema)
+                part = _query_hashes(table.column(0), per_row=True) % parts
+                for i in np.unique(part):
+                    rows = table.filter(pa.array(part == i))
+                    if writers[i] is None:
+                        writers[i] = pa.ipc.new_stream(paths[i], schema)
+                    writers[i].write_table(rows)
+                    sizes[i] += rows.nbytes
+        finally:
+            for writer in writers:
+                if writer is not None:
+                    writer.close()
+        yield from self._read_parts([p for p, w in zip(paths, writers) if w is not None], sizes[sizes > 0])
+
+    def _read_parts(self, paths: list[str], sizes: np.ndarray) -> Iterator[pd.DataFrame]:
+        group: list[str] = []
+        held = 0
+        for path, size in zip(paths, sizes):
+            group.append(path)
+            held += int(size)
+            if held >= self.size or path == paths[-1]:
+                tables = [pa.ipc.open_stream(p).read_all() for p in group]
+                table = pa.concat_tables(tables)
+                del tables
+                for p in group:
+                    os.remove(p)
+                yield self._frame((table.column(0), table.column(1), table.column(2).to_numpy()))
+                group, held = [], 0
+
+
+class _Hashes:
+    """A set of 64-bit hashes as sorted arrays (a few levels, merged as they grow): 8 bytes
+    a query, where a set of ids would take ~60."""
+
+    def __init__(self) -> None:
+        self._levels: list[np.ndarray] = []
+
+    def add(self, hashes: np.ndarray) -> bool:
+        """Add ``hashes``; False if one of them was there (then nothing is added)."""
+        hashes = np.sort(hashes)
+        for level in self._levels:
+            at = np.minimum(np.searchsorted(level, hashes), len(level) - 1)
+            if (level[at] == hashes).any():
+                return False
+        self._levels.append(hashes)
+        while len(self._levels) > 1 and len(self._levels[-2]) <= 2 * len(self._levels[-1]):
+            top = self._levels.pop()
+            self._levels[-1] = np.union1d(self._levels[-1], top)
+        return True
+
+
+def _joined(a: Any, b: Any) -> Any:
+    """Two blocks' columns one after the other (ids as bytes if their types differ)."""
+    if isinstance(a, np.ndarray):
+        return np.concatenate([a, b])
+    if a.type != b.type:
+        a, b = _as_bytes(a), _as_bytes(b)
+    return pa.chunked_array(a.chunks + b.chunks, type=a.type)
+
+
+def _as_bytes(ids: pa.ChunkedArray) -> pa.ChunkedArray:
+    chunks = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c for c in ids.chunks]
+    return pa.chunked_array([c.cast(pa.large_binary()) for c in chunks], type=pa.large_binary())
+
+
+def _last_query(query_ids: pa.ChunkedArray) -> np.ndarray:
+    """A mask of the rows whose query is the last row's."""
+    last = query_ids[len(query_ids) - 1]
+    value = last.value if isinstance(last, pa.DictionaryScalar) else last
+    masks = []
+    for chunk in query_ids.chunks:
+        if pa.types.is_dictionary(chunk.type):
+            at = pc.index(chunk.dictionary, value).as_py()
+            masks.append(chunk.indices.to_numpy(zero_copy_only=False) == at)
+        else:
+            masks.append(pc.equal(chunk, value).to_numpy(zero_copy_only=False))
+    return np.concatenate(masks)
+
+
+def _split(block: tuple, rows: np.ndarray) -> tuple:
+    mask = pa.array(rows)
+    return block[0].filter(mask), block[1].filter(mask), block[2][rows]
+
+
+def _query_hashes(ids: Any, per_row: bool = False) -> np.ndarray:
+    """A 64-bit hash of each query id (the same within a process): of an Index of ids, or
+    of each row of an Arrow column (``per_row``, through its distinct ids)."""
+    if not per_row:
+        return np.fromiter((hash(q) for q in ids), dtype=np.int64, count=len(ids))
+    encoded = pc.dictionary_encode(ids).combine_chunks()
+    distinct = np.fromiter((hash(q) for q in encoded.dictionary.to_pylist()), dtype=np.int64,
+                           count=len(encoded.dictionary))
+    return distinct[encoded.indices.to_numpy(zero_copy_only=False)].view(np.uint64)

@@ -31,9 +31,11 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from .evaluate import aggregate, score_columns, select_queries
+from .evaluate import aggregate, report_unscored, score_columns, select_queries, with_tag
+from .io import RunFile, read_qrels
 from .join import rank
 from .rankings import Rankings
+from .stream import block_size, combine, judged_max_grade, parse_memory, stream_tables
 from .specs import NICKNAMES, TREC_FAMILIES, TREC_ORDER, Metric, expand_metrics, parse_metric, trec_columns
 
 __all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines"]
@@ -91,28 +93,57 @@ def evaluate_like_trec_eval(
     judged_only: bool = False,
     n_docs: int | None = None,
     ties: str = "docno",
+    memory: int | str | None = None,
 ) -> tuple[pd.DataFrame, pd.Series]:
     """Per-query values and the ``all`` line, as trec_eval computes them.
 
     ``complete`` is trec_eval's ``-c``; ``rel`` ``-l``, ``depth`` ``-M``, ``judged_only``
-    ``-J``, ``n_docs`` ``-N``. Returns the per-query table (one row per scored query, in
-    trec_eval's order) and the ``all`` values (a Series; strings for runid).
+    ``-J``, ``n_docs`` ``-N``. A TREC run file is read block by block within ``memory``
+    (see :func:`rankkit.evaluate`). Returns the per-query table (one row per scored query,
+    in trec_eval's order) and the ``all`` values (a Series; strings for runid).
     """
-    r = rank(qrels, run, ties=ties, depth=depth, judged_only=judged_only)
-    if r.ideal.size and not np.array_equal(r.ideal, np.floor(r.ideal)):
-        warnings.warn("some labels are not integers; rankkit keeps them, trec_eval would truncate "
-                      "them (1.7 -> 1)", UserWarning, stacklevel=2)
-    keep, unscored = select_queries(r, "qrels" if complete else "run", stacklevel=4)
-    missing = ~r.has_run[keep]
-    scored = _one_unpooled_document(r.take(keep), missing, judged_only)
-    table = score_columns(scored, columns, rel=rel, max_grade=r.max_grade(), n_docs=n_docs)
-    _trec_eval_nan(table, columns, scored, rel)
-    _clear_missing(table, missing)
+    memory = parse_memory(memory)
+    options = {"ties": ties, "depth": depth, "judged_only": judged_only}
+    if RunFile.is_trec(run):
+        qrels = read_qrels(qrels)
+        labels = qrels.relevance.to_numpy()
+        max_grade = judged_max_grade(qrels)
+        with RunFile(run, block_size(memory)) as run_file:
+            _check_integer_labels(labels[labels >= 0])
+            tables, found = stream_tables(
+                qrels, run_file, lambda r: _trec_table(r, columns, judged_only, rel, max_grade, n_docs),
+                complete=complete, **options)
+        _, unscored = report_unscored(*found.flags(), "qrels" if complete else "run", stacklevel=4)
+        table = with_tag(combine(tables), found.tag)
+        n_rel = float((labels > 0).sum())
+    else:
+        r = rank(qrels, run, **options)
+        _check_integer_labels(r.ideal)
+        keep, unscored = select_queries(r, "qrels" if complete else "run", stacklevel=5)
+        table = _trec_table(r.take(keep), columns, judged_only, rel, r.max_grade(), n_docs)
+        n_rel = float((r.ideal[r.has_qrels] > 0).sum())
     table.attrs["unscored"] = unscored
     summary = aggregate(table)
     if complete and "num_rel" in table.columns:  # trec_eval counts every label > 0 here
-        summary["num_rel"] = float((r.ideal[r.has_qrels] > 0).sum())
+        summary["num_rel"] = n_rel
     return table, summary
+
+
+def _check_integer_labels(labels: np.ndarray) -> None:
+    if labels.size and not np.array_equal(labels, np.floor(labels)):
+        warnings.warn("some labels are not integers; rankkit keeps them, trec_eval would truncate "
+                      "them (1.7 -> 1)", UserWarning, stacklevel=3)
+
+
+def _trec_table(r: Rankings, columns: dict[str, Metric], judged_only: bool, rel, max_grade: float,
+                n_docs) -> pd.DataFrame:
+    """The values of the queries of ``r`` (each judged), as trec_eval sets them."""
+    missing = ~r.has_run
+    scored = _one_unpooled_document(r, missing, judged_only)
+    table = score_columns(scored, columns, rel=rel, max_grade=max_grade, n_docs=n_docs)
+    _trec_eval_nan(table, columns, scored, rel)
+    _clear_missing(table, missing)
+    return table
 
 
 def _one_unpooled_document(r: Rankings, missing: np.ndarray, judged_only: bool) -> Rankings:

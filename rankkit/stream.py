@@ -1,0 +1,212 @@
+"""Runs larger than memory: a run file evaluated block by block of whole queries.
+
+:func:`rankkit.evaluate` and ``rankkit evaluate`` read a TREC run file this way, so that
+peak memory stays near the ``memory`` bound (default :data:`DEFAULT_MEMORY`) whatever the
+run's size. The judgments are read whole (they are needed for every query); the run is
+read in blocks of whole lines sized to what the bound leaves after them
+(:func:`block_size`), each block's queries joined with their judgments
+(:func:`rankkit.rank`) and scored, and the per-query tables put together in trec_eval's
+order. Every per-query value depends only on that query's lines and judgments and on the
+evaluation's settings, so the result is the in-memory one, bit for bit; the ``all`` line
+is aggregated afterwards over the whole table, in the same order.
+
+- A run grouped by query (every line of a query together, in any query order: the usual
+  case) is read once: :meth:`rankkit.io.RunFile.grouped`.
+- A run that is not (a query comes back after another) is noticed when it comes back;
+  then the run is read again, each line written to one of 256 temporary Arrow files by a
+  hash of its query (:meth:`rankkit.io.RunFile.partitioned`), and the files are
+  evaluated a group at a time. Slower (the run is read twice and written once), the same
+  result.
+
+What only the whole run knows is carried across blocks: which queries were found (for
+the warnings about queries left out and ``queries="qrels"``), and the run tag (its last
+line's, for ``runid``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._keys import id_bytes
+from .io import RunFile, RunNotGrouped
+from .join import rank
+from .rankings import Rankings
+
+__all__ = ["DEFAULT_MEMORY", "parse_memory", "block_size", "stream_tables", "combine", "judged_max_grade", "Found"]
+
+#: The default bound on peak memory (bytes) when a run file is evaluated: 512 MiB.
+DEFAULT_MEMORY = 512 * 2**20
+
+# Peak memory per byte of run lines in a block, measured (benchmarks/bench_large.py): the
+# block's bytes, its parsed columns, keys, the join's arrays and the padded matrices.
+_PEAK_PER_BYTE = 6
+_MIN_BLOCK = 1 << 20  # a block is never smaller (the bound is then a wish)
+_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+          "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_memory(value: int | str | None) -> int:
+    """A memory bound in bytes: an int, or a string such as ``"600MB"``, ``"1.5GiB"``,
+    ``"2G"`` (k, M, G, T are powers of 1000, KiB, MiB... of 1024); None gives
+    :data:`DEFAULT_MEMORY`.
+
+    Examples
+    --------
+    >>> parse_memory("600MB"), parse_memory("1.5GiB"), parse_memory(4096)
+    (600000000, 1610612736, 4096)
+    """
+    if value is None:
+        return DEFAULT_MEMORY
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number, unit = float(value), ""
+    else:
+        match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
+        if match is None or match.group(2).lower() not in _UNITS:
+            raise ValueError(f"memory must be a size such as 600MB, 2GB or 512MiB, got {value!r}")
+        number, unit = float(match.group(1)), match.group(2).lower()
+    if not number > 0:
+        raise ValueError(f"memory must be a positive size, got {value!r}")
+    return int(number * _UNITS[unit])
+
+
+def block_size(memory: int) -> int:
+    """Bytes of run lines per block under a ``memory`` bound: what the bound leaves above
+    the memory the process holds now (the interpreter, the judgments), divided by the peak
+    a byte of lines costs while it is evaluated; at least 1 MiB."""
+    return max(_MIN_BLOCK, int((memory - _resident()) / _PEAK_PER_BYTE))
+
+
+def _resident() -> int:
+    """The process's resident memory now, in bytes (Linux); elsewhere its peak so far."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 200 * 2**20
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+# --------------------------------------------------------------------------- the judgments by query
+
+class _ByQuery:
+    """The judgments' rows of any set of queries, without a pass over all of them."""
+
+    def __init__(self, qrels: pd.DataFrame):
+        self.qrels = qrels
+        self.ids = qrels.query_id.cat.categories
+        codes = np.asarray(qrels.query_id.cat.codes)
+        self._order = np.argsort(codes, kind="stable")
+        self._bounds = np.searchsorted(codes[self._order], np.arange(len(self.ids) + 1))
+
+    def rows(self, positions: np.ndarray) -> pd.DataFrame:
+        """The judgments of the queries at ``positions`` of :attr:`ids`."""
+        starts, ends = self._bounds[positions], self._bounds[positions + 1]
+        counts = ends - starts
+        within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        return self.qrels.iloc[self._order[np.repeat(starts, counts) + within]]
+
+
+# --------------------------------------------------------------------------- the blocks
+
+@dataclass
+class Found:
+    """What the whole run had, gathered block by block: the judged queries it has
+    (``seen``, along ``judged``), its queries without judgments, and its tag."""
+
+    judged: pd.Index
+    seen: np.ndarray
+    unjudged: list = field(default_factory=list)
+    tag: str | None = None
+
+    def flags(self) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+        """Every query of the run or the judgments in trec_eval's order, with whether each
+        is in the run and in the judgments (as :func:`rankkit.rank` sets them)."""
+        ids = list(self.judged) + list(self.unjudged)
+        in_qrels = np.arange(len(ids)) < len(self.judged)
+        in_run = np.concatenate([self.seen, np.ones(len(self.unjudged), dtype=bool)])
+        order = _trec_order(ids)
+        return pd.Index([ids[i] for i in order], name="query_id"), in_run[order], in_qrels[order]
+
+
+def _trec_order(ids: list) -> list[int]:
+    """Positions of ``ids`` sorted as trec_eval sorts query ids (by their bytes)."""
+    return sorted(range(len(ids)), key=lambda i: id_bytes(ids[i]))
+
+
+def stream_tables(
+    qrels: pd.DataFrame,
+    run: RunFile,
+    score: Callable[[Rankings], pd.DataFrame],
+    *,
+    complete: bool,
+    **rank_options,
+) -> tuple[list[pd.DataFrame], Found]:
+    """``score`` (a Rankings -> one row per query) on every block of ``run``, joined with
+    ``qrels`` (a frame :func:`rankkit.read_qrels` returned) by :func:`rankkit.rank` with
+    ``rank_options``; the Rankings given to ``score`` hold only queries of the run that have
+    judgments, and with ``complete`` a last one the judged queries the run lacks. Returns
+    the tables and what the run had. A run not grouped by query is read again through
+    temporary files."""
+    by_query = _ByQuery(qrels)
+    try:
+        return _tables(by_query, run.grouped(), run, score, complete, rank_options)
+    except RunNotGrouped:
+        with tempfile.TemporaryDirectory(prefix="rankkit-") as directory:
+            return _tables(by_query, run.partitioned(directory), run, score, complete, rank_options)
+
+
+def _tables(by_query: _ByQuery, frames: Iterator[pd.DataFrame], run: RunFile, score, complete: bool,
+            rank_options: dict) -> tuple[list[pd.DataFrame], Found]:
+    found = Found(by_query.ids, np.zeros(len(by_query.ids), dtype=bool))
+    tables = []
+    for frame in frames:
+        queries = frame.query_id.cat.categories
+        at = by_query.ids.get_indexer(queries)
+        found.seen[at[at >= 0]] = True
+        found.unjudged.extend(queries[at < 0])
+        r = rank(by_query.rows(at[at >= 0]), frame, **rank_options)
+        del frame
+        tables.append(score(r.take(r.has_qrels)))
+    found.tag = run.tag
+    if complete and not found.seen.all():
+        missing = np.flatnonzero(~found.seen)
+        r = rank(by_query.rows(missing), _EMPTY_RUN, **rank_options)
+        tables.append(score(r))
+    return tables, found
+
+
+_EMPTY_RUN = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                           "score": pd.Series([], dtype=np.float64)})
+
+
+def judged_max_grade(qrels: pd.DataFrame) -> float:
+    """The default ``max_grade`` of an evaluation (:meth:`Rankings.max_grade` of its
+    :func:`rankkit.rank`): the largest label of the judgments, 1.0 if none is above 0."""
+    labels = qrels.relevance.to_numpy()
+    top = float(labels.max()) if len(labels) else 0.0
+    return top if top > 0 else 1.0
+
+
+def combine(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """The per-block tables as one, in trec_eval's query order (each block's rows are in
+    that order already)."""
+    attrs = tables[0].attrs
+    table = pd.concat(tables) if len(tables) > 1 else tables[0]
+    table.attrs = dict(attrs)
+    order = _trec_order(list(table.index))
+    if order != list(range(len(order))):
+        table = table.iloc[order]
+    return table
