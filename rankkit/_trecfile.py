@@ -109,6 +109,7 @@ def blocks(source: Any, kind: str, size: int) -> Iterator[tuple[str, pa.ChunkedA
             with _Input.of_block(data, inp.name, first_line) as part:
                 query_ids, doc_ids, values, tag = _parse_input(part, kind)
             first_line += data.count(b"\n")
+            del data, part  # not held while the caller works on the block
             rows += len(values)
             yield inp.name, query_ids, doc_ids, values, None if tag is None or kind != "run" else id_text(tag)
     finally:

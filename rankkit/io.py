@@ -805,9 +805,10 @@ class RunFile:
             if carry is not None:
                 block = tuple(_joined(a, b) for a, b in zip(carry, block))
             last = _last_query(block[0])
-            rest, carry = _split(block, ~last), _split(block, last)
-            if len(rest[2]):
-                yield self._frame(rest, done)
+            rest, carry = [_split(block, ~last)], _split(block, last)
+            del block
+            if len(rest[0][2]):
+                yield self._frame(rest.pop(), done)  # held by the frame alone while the caller works
         if carry is not None and len(carry[2]):
             yield self._frame(carry, done)
 
@@ -855,7 +856,9 @@ class RunFile:
                 del tables
                 for p in group:
                     os.remove(p)
-                yield self._frame((table.column(0), table.column(1), table.column(2).to_numpy()))
+                columns = [(table.column(0), table.column(1), table.column(2).to_numpy())]
+                del table
+                yield self._frame(columns.pop())
                 group, held = [], 0
 
 

@@ -34,7 +34,7 @@ from ._validation import check_k, check_option, check_rel
 from .io import read_qrels, read_run
 from .rankings import Rankings
 
-__all__ = ["rank", "TIES"]
+__all__ = ["rank", "rank_frames", "TIES"]
 
 #: The orders of documents with equal scores (see :func:`rank`).
 TIES = ("docno", "optimistic", "pessimistic", "average")
@@ -129,8 +129,16 @@ def rank(
     check_rel(rel)
     if not isinstance(judged_only, (bool, np.bool_)):
         raise ValueError(f"judged_only must be True or False, got {judged_only!r}")
-    qrels_ids, judgments = _Judgments.of(read_qrels(qrels, columns=columns))
-    run = read_run(run, columns=columns)
+    return rank_frames(read_qrels(qrels, columns=columns), read_run(run, columns=columns), ties=ties, depth=depth,
+                       judged_only=judged_only)
+
+
+def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", depth: int | None = None,
+                judged_only: bool = False) -> Rankings:
+    """:func:`rank` on frames as :func:`rankkit.read_qrels` and :func:`rankkit.read_run`
+    return them (checked options, canonical query categories, no duplicates), which it
+    takes as they are: the steps below, without reading anything."""
+    qrels_ids, judgments = _Judgments.of(qrels)
     run_name, run_ids = run.attrs.get("name"), arrow_ids(run.doc_id)
     query_ids, run_rows, judged_rows = _query_rows(run.query_id, judgments.names)
     scores = run.score.to_numpy(dtype=np.float64)

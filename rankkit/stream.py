@@ -36,8 +36,9 @@ import numpy as np
 import pandas as pd
 
 from ._keys import id_bytes
-from .io import RunFile, RunNotGrouped
-from .join import rank
+from .io import RunFile, RunNotGrouped, read_run
+from ._validation import check_k
+from .join import rank_frames
 from .rankings import Rankings
 
 __all__ = ["DEFAULT_MEMORY", "parse_memory", "block_size", "stream_tables", "combine", "judged_max_grade", "Found"]
@@ -112,11 +113,16 @@ class _ByQuery:
         self._bounds = np.searchsorted(codes[self._order], np.arange(len(self.ids) + 1))
 
     def rows(self, positions: np.ndarray) -> pd.DataFrame:
-        """The judgments of the queries at ``positions`` of :attr:`ids`."""
+        """The judgments of the queries at ``positions`` (ascending) of :attr:`ids`, as
+        :func:`rankkit.read_qrels` returns them: categories only these queries."""
         starts, ends = self._bounds[positions], self._bounds[positions + 1]
         counts = ends - starts
         within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        return self.qrels.iloc[self._order[np.repeat(starts, counts) + within]]
+        rows = self._order[np.repeat(starts, counts) + within]
+        part = self.qrels.iloc[rows].reset_index(drop=True)
+        codes = np.repeat(np.arange(len(positions), dtype=np.int32), counts)
+        part["query_id"] = pd.Categorical.from_codes(codes, categories=self.ids[positions], validate=False)
+        return part
 
 
 # --------------------------------------------------------------------------- the blocks
@@ -160,6 +166,9 @@ def stream_tables(
     judgments, and with ``complete`` a last one the judged queries the run lacks. Returns
     the tables and what the run had. A run not grouped by query is read again through
     temporary files."""
+    rank_options["depth"] = check_k(rank_options.get("depth"), "depth")
+    if not isinstance(rank_options.get("judged_only", False), (bool, np.bool_)):
+        raise ValueError(f"judged_only must be True or False, got {rank_options['judged_only']!r}")
     by_query = _ByQuery(qrels)
     try:
         return _tables(by_query, run.grouped(), run, score, complete, rank_options)
@@ -172,24 +181,33 @@ def _tables(by_query: _ByQuery, frames: Iterator[pd.DataFrame], run: RunFile, sc
             rank_options: dict) -> tuple[list[pd.DataFrame], Found]:
     found = Found(by_query.ids, np.zeros(len(by_query.ids), dtype=bool))
     tables = []
-    for frame in frames:
-        queries = frame.query_id.cat.categories
+    for box in _boxed(frames):
+        queries = box[0].query_id.cat.categories
         at = by_query.ids.get_indexer(queries)
         found.seen[at[at >= 0]] = True
         found.unjudged.extend(queries[at < 0])
-        r = rank(by_query.rows(at[at >= 0]), frame, **rank_options)
-        del frame
+        r = rank_frames(by_query.rows(np.sort(at[at >= 0])), box.pop(), **rank_options)  # the join frees it
         tables.append(score(r.take(r.has_qrels)))
+        del r
     found.tag = run.tag
     if complete and not found.seen.all():
         missing = np.flatnonzero(~found.seen)
-        r = rank(by_query.rows(missing), _EMPTY_RUN, **rank_options)
+        r = rank_frames(by_query.rows(missing), _EMPTY_RUN, **rank_options)
         tables.append(score(r))
     return tables, found
 
 
-_EMPTY_RUN = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
-                           "score": pd.Series([], dtype=np.float64)})
+def _boxed(frames: Iterator[pd.DataFrame]) -> Iterator[list[pd.DataFrame]]:
+    """Each frame in a list of one, which the caller empties: then no variable holds the
+    frame while :func:`rankkit.join.rank_frames` frees its columns as it goes."""
+    for frame in frames:
+        box = [frame]
+        del frame
+        yield box
+
+
+_EMPTY_RUN = read_run(pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                                    "score": pd.Series([], dtype=np.float64)}))
 
 
 def judged_max_grade(qrels: pd.DataFrame) -> float:
