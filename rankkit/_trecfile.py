@@ -96,12 +96,13 @@ def parse(source: Any, kind: str) -> tuple[str, pa.ChunkedArray, pa.ChunkedArray
 
 
 def blocks(source: Any, kind: str, size: int) -> Iterator[tuple[str, pa.ChunkedArray, pa.ChunkedArray, np.ndarray,
-                                                                    str | None]]:
+                                                                    str | None, int]]:
     """A TREC file parsed block by block, for files larger than memory: each block about
     ``size`` bytes of whole lines (at least one line), parsed as :func:`parse` parses a file,
     with lines numbered from the file's start in messages. Yields what :func:`parse` returns
-    for each block (the tag: of the block's last data line, None if it has none); a block
-    of blank and comment lines gives no rows. An empty file is a ValueError at the end."""
+    for each block (the tag: of the block's last data line, None if it has none) and the
+    block's size in bytes; a block of blank and comment lines gives no rows. An empty file
+    is a ValueError at the end."""
     inp = source if isinstance(source, _Input) else _Input(source)  # an _Input given stays open
     rows, first_line = 0, 1
     try:
@@ -109,9 +110,10 @@ def blocks(source: Any, kind: str, size: int) -> Iterator[tuple[str, pa.ChunkedA
             with _Input.of_block(data, inp.name, first_line) as part:
                 query_ids, doc_ids, values, tag = _parse_input(part, kind)
             first_line += data.count(b"\n")
+            size_read = len(data)
             del data, part  # not held while the caller works on the block
             rows += len(values)
-            yield inp.name, query_ids, doc_ids, values, None if tag is None or kind != "run" else id_text(tag)
+            yield inp.name, query_ids, doc_ids, values, None if tag is None or kind != "run" else id_text(tag), size_read
     finally:
         if inp is not source:
             inp.__exit__()
@@ -221,6 +223,18 @@ class _Input:
     def __exit__(self, *exc) -> None:
         if self._spool is not None:
             self._spool.close()
+
+    @property
+    def size(self) -> int | None:
+        """The file's size in bytes as read (None if compressed or not a file)."""
+        if self.gzip:
+            return None
+        try:
+            if self.path is not None and self._stream is None:
+                return os.stat(self.path).st_size - (len(_BOM) if self.bom else 0)
+            return os.fstat(self._stream.fileno()).st_size - self._start - (len(_BOM) if self.bom else 0)
+        except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+            return None
 
     @property
     def plain_path(self) -> str | os.PathLike | None:

@@ -125,6 +125,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--memory", type=_memory, default=None, metavar="SIZE",
                     help="peak memory to stay near: the run is read block by block of whole queries "
                          "(e.g. 600MB, 2GB; default 512MiB); the output is the same")
+    ev.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="a progress bar on stderr while the run is read (default: when stderr is a terminal)")
     ev.set_defaults(handler=_cmd_evaluate)
 
     cmp = commands.add_parser(
@@ -197,6 +199,7 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
         args.qrels, run, columns,
         complete=args.judged_queries, rel=args.level, depth=args.depth,
         judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties, memory=args.memory,
+        progress=sys.stderr.isatty() if args.progress is None else args.progress,
     )
     _write(table, summary, args, out)
 

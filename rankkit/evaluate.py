@@ -248,6 +248,7 @@ def evaluate(
     max_grade: float | None = None,
     columns: Mapping[str, str] | None = None,
     memory: int | str | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """Score a run against judgments: one row per query, one column per metric.
 
@@ -297,6 +298,9 @@ def evaluate(
         queries so that peak memory stays near this bound, whatever the run's size
         (:mod:`rankkit.stream`): bytes, or ``"600MB"``, ``"2GB"``; None is 512 MiB. The
         values are those of reading the file whole. Other inputs are held in memory.
+    progress : bool, default=False
+        Show a progress bar while a run file is read (tqdm's when installed, a widget in
+        notebooks; else a line on stderr).
 
     Returns
     -------
@@ -337,7 +341,7 @@ def evaluate(
         with RunFile(run, block_size(memory)) as run_file:
             tables, found = stream_tables(
                 qrels, run_file, lambda r: score_columns(r, specs, rel=rel, max_grade=max_grade, n_docs=n_docs),
-                complete=queries == "qrels", **options)
+                complete=queries == "qrels", progress=progress, **options)
         _, unscored = report_unscored(*found.flags(), queries)
         table = with_tag(combine(tables), found.tag)
     else:

@@ -764,6 +764,8 @@ class RunFile:
     def __init__(self, source: Any, size: int):
         self._input, self.size, self.tag = opened(source), size, None
         self.name = self._input.name
+        self.total = self._input.size  # bytes (None when not known: gzip, a pipe)
+        self.on_read: Any = None  # called with the bytes of each block read
 
     @staticmethod
     def is_trec(source: Any) -> bool:
@@ -791,8 +793,10 @@ class RunFile:
 
     def _blocks(self) -> Iterator[tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray]]:
         self.tag = None
-        for _, query_ids, doc_ids, scores, tag in trec_file_blocks(self._input, "run", self.size):
+        for _, query_ids, doc_ids, scores, tag, size_read in trec_file_blocks(self._input, "run", self.size):
             self.tag = tag if tag is not None else self.tag
+            if self.on_read is not None:
+                self.on_read(size_read)
             if len(scores):  # not a block of comments
                 yield query_ids, doc_ids, scores
 

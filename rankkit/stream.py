@@ -158,6 +158,7 @@ def stream_tables(
     score: Callable[[Rankings], pd.DataFrame],
     *,
     complete: bool,
+    progress: bool = False,
     **rank_options,
 ) -> tuple[list[pd.DataFrame], Found]:
     """``score`` (a Rankings -> one row per query) on every block of ``run``, joined with
@@ -165,16 +166,57 @@ def stream_tables(
     ``rank_options``; the Rankings given to ``score`` hold only queries of the run that have
     judgments, and with ``complete`` a last one the judged queries the run lacks. Returns
     the tables and what the run had. A run not grouped by query is read again through
-    temporary files."""
+    temporary files. ``progress`` shows a bar (:class:`Progress`)."""
     rank_options["depth"] = check_k(rank_options.get("depth"), "depth")
     if not isinstance(rank_options.get("judged_only", False), (bool, np.bool_)):
         raise ValueError(f"judged_only must be True or False, got {rank_options['judged_only']!r}")
     by_query = _ByQuery(qrels)
     try:
-        return _tables(by_query, run.grouped(), run, score, complete, rank_options)
+        with Progress(run, progress, "evaluating"):
+            return _tables(by_query, run.grouped(), run, score, complete, rank_options)
     except RunNotGrouped:
-        with tempfile.TemporaryDirectory(prefix="rankkit-") as directory:
+        with tempfile.TemporaryDirectory(prefix="rankkit-") as directory, \
+                Progress(run, progress, "not grouped by query: partitioning"):
             return _tables(by_query, run.partitioned(directory), run, score, complete, rank_options)
+
+
+class Progress:
+    """A progress bar of the run's bytes read, while ``enabled``: tqdm's when tqdm is
+    installed (``tqdm.auto``: a widget in notebooks), else one line on stderr rewritten in
+    place. A context manager that sets ``run.on_read``."""
+
+    def __init__(self, run: RunFile, enabled: bool, what: str):
+        self._run, self._enabled, self._done, self._bar = run, enabled, 0, None
+        self._label = f"{os.path.basename(run.name)}: {what}"
+
+    def __enter__(self) -> "Progress":
+        if self._enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                self._bar = tqdm(total=self._run.total, unit="B", unit_scale=True, desc=self._label, leave=False)
+            self._run.on_read = self._update
+        return self
+
+    def _update(self, size: int) -> None:
+        self._done += size
+        if self._bar is not None:
+            self._bar.update(size)
+            return
+        total = self._run.total
+        share = f"{100 * self._done / total:5.1f}% of {total / 1e6:,.0f} MB" if total else f"{self._done / 1e6:,.0f} MB"
+        sys.stderr.write(f"\r{self._label}: {share}")
+        sys.stderr.flush()
+
+    def __exit__(self, *exc) -> None:
+        self._run.on_read = None
+        if self._bar is not None:
+            self._bar.close()
+        elif self._enabled and self._done:
+            sys.stderr.write("\r\033[K")  # the line cleared
+            sys.stderr.flush()
 
 
 def _tables(by_query: _ByQuery, frames: Iterator[pd.DataFrame], run: RunFile, score, complete: bool,

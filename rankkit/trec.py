@@ -94,12 +94,13 @@ def evaluate_like_trec_eval(
     n_docs: int | None = None,
     ties: str = "docno",
     memory: int | str | None = None,
+    progress: bool = False,
 ) -> tuple[pd.DataFrame, pd.Series]:
     """Per-query values and the ``all`` line, as trec_eval computes them.
 
     ``complete`` is trec_eval's ``-c``; ``rel`` ``-l``, ``depth`` ``-M``, ``judged_only``
-    ``-J``, ``n_docs`` ``-N``. A TREC run file is read block by block within ``memory``
-    (see :func:`rankkit.evaluate`). Returns the per-query table (one row per scored query,
+    ``-J``, ``n_docs`` ``-N``. A TREC run file is read block by block within ``memory``,
+    with a progress bar if ``progress`` (see :func:`rankkit.evaluate`). Returns the per-query table (one row per scored query,
     in trec_eval's order) and the ``all`` values (a Series; strings for runid).
     """
     memory = parse_memory(memory)
@@ -112,7 +113,7 @@ def evaluate_like_trec_eval(
             _check_integer_labels(labels[labels >= 0])
             tables, found = stream_tables(
                 qrels, run_file, lambda r: _trec_table(r, columns, judged_only, rel, max_grade, n_docs),
-                complete=complete, **options)
+                complete=complete, progress=progress, **options)
         _, unscored = report_unscored(*found.flags(), "qrels" if complete else "run", stacklevel=4)
         table = with_tag(combine(tables), found.tag)
         n_rel = float((labels > 0).sum())

@@ -275,3 +275,16 @@ def test_cli_memory_option_prints_the_same_bytes(tmp_path, tiny_blocks, capsys):
     assert "runid                 \tall\tt1\n" in outputs[0]
     assert main(["evaluate", str(qrels_path), str(run_path), "--memory", "lots"]) == 2
     assert "--memory: memory must be a size" in capsys.readouterr().err
+
+
+def test_progress_shows_the_bytes_read(tmp_path, tiny_blocks, capsys, monkeypatch):
+    path = tmp_path / "run.txt"
+    path.write_text(run_text(GROUPED))
+    want, _ = quiet(rk.evaluate, QRELS, path, SPECS, memory=1)
+    monkeypatch.setitem(__import__("sys").modules, "tqdm.auto", None)  # no tqdm: a line on stderr
+    got, _ = quiet(rk.evaluate, QRELS, path, SPECS, memory=1, progress=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    err = capsys.readouterr().err
+    assert "run.txt: evaluating: 100.0% of 0 MB" in err and err.endswith("\r\033[K")
+    quiet(rk.evaluate, QRELS, path, SPECS, memory=1)
+    assert capsys.readouterr().err == ""  # off by default
