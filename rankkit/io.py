@@ -791,9 +791,9 @@ class RunFile:
     def __exit__(self, *exc) -> None:
         self._input.__exit__()
 
-    def _blocks(self) -> Iterator[tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray]]:
+    def _blocks(self, size: int | None = None) -> Iterator[tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray]]:
         self.tag = None
-        for _, query_ids, doc_ids, scores, tag, size_read in trec_file_blocks(self._input, "run", self.size):
+        for _, query_ids, doc_ids, scores, tag, size_read in trec_file_blocks(self._input, "run", size or self.size):
             self.tag = tag if tag is not None else self.tag
             if self.on_read is not None:
                 self.on_read(size_read)
@@ -833,11 +833,14 @@ class RunFile:
         sizes = np.zeros(parts, dtype=np.int64)
         writers = [None] * parts
         try:
-            for query_ids, doc_ids, scores in self._blocks():
+            for query_ids, doc_ids, scores in self._blocks(max(self.size // 2, 1)):  # copied twice below
                 table = pa.table([_as_bytes(query_ids), _as_bytes(doc_ids), pa.array(scores)], schema=schema)
                 part = _query_hashes(table.column(0), per_row=True) % parts
-                for i in np.unique(part):
-                    rows = table.filter(pa.array(part == i))
+                order = np.argsort(part, kind="stable")  # the block's lines, part by part
+                table = table.take(order)
+                bounds = np.searchsorted(part[order], np.arange(parts + 1))
+                for i in np.flatnonzero(np.diff(bounds)):
+                    rows = table.slice(bounds[i], bounds[i + 1] - bounds[i])
                     if writers[i] is None:
                         writers[i] = pa.ipc.new_stream(paths[i], schema)
                     writers[i].write_table(rows)
@@ -849,21 +852,21 @@ class RunFile:
         yield from self._read_parts([p for p, w in zip(paths, writers) if w is not None], sizes[sizes > 0])
 
     def _read_parts(self, paths: list[str], sizes: np.ndarray) -> Iterator[pd.DataFrame]:
+        """The partitions, as few at a time as keep each group within ``size`` bytes."""
         group: list[str] = []
         held = 0
-        for path, size in zip(paths, sizes):
-            group.append(path)
-            held += int(size)
-            if held >= self.size or path == paths[-1]:
-                tables = [pa.ipc.open_stream(p).read_all() for p in group]
-                table = pa.concat_tables(tables)
-                del tables
+        for path, size in [*zip(paths, sizes.tolist()), (None, 0)]:
+            if group and (path is None or held + size > self.size):
+                table = pa.concat_tables([pa.ipc.open_stream(p).read_all() for p in group])
                 for p in group:
                     os.remove(p)
                 columns = [(table.column(0), table.column(1), table.column(2).to_numpy())]
                 del table
                 yield self._frame(columns.pop())
                 group, held = [], 0
+            if path is not None:
+                group.append(path)
+                held += size
 
 
 class _Hashes:

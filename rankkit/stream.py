@@ -48,7 +48,7 @@ DEFAULT_MEMORY = 512 * 2**20
 
 # Peak memory per byte of run lines in a block, measured (benchmarks/bench_large.py): the
 # block's bytes, its parsed columns, keys, the join's arrays and the padded matrices.
-_PEAK_PER_BYTE = 6
+_PEAK_PER_BYTE = 9
 _MIN_BLOCK = 1 << 20  # a block is never smaller (the bound is then a wish)
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
           "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
