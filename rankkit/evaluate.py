@@ -35,7 +35,7 @@ from .join import TIES as TIE_POLICIES
 from .join import rank
 from .rankings import Rankings, as_rankings
 from .specs import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
-from .stream import block_size, combine, judged_max_grade, parse_memory, stream_tables
+from .stream import combine, judged_max_grade, parse_memory, stream_tables
 
 __all__ = [
     "Metric", "MetricInfo", "REGISTRY", "parse_metric", "expand_metrics", "score",
@@ -338,10 +338,10 @@ def evaluate(
     if RunFile.is_trec(run):
         qrels = read_qrels(qrels, columns=columns)
         max_grade = max_grade or judged_max_grade(qrels)
-        with RunFile(run, block_size(memory)) as run_file:
+        with RunFile(run) as run_file:
             tables, found = stream_tables(
                 qrels, run_file, lambda r: score_columns(r, specs, rel=rel, max_grade=max_grade, n_docs=n_docs),
-                complete=queries == "qrels", progress=progress, **options)
+                complete=queries == "qrels", memory=memory, progress=progress, **options)
         _, unscored = report_unscored(*found.flags(), queries)
         table = with_tag(combine(tables), found.tag)
     else:

@@ -761,7 +761,7 @@ class RunFile:
     data line (trec_eval's runid). Errors name the file and the line, as :func:`read_run`.
     """
 
-    def __init__(self, source: Any, size: int):
+    def __init__(self, source: Any, size: int = 64 << 20):
         self._input, self.size, self.tag = opened(source), size, None
         self.name = self._input.name
         self.total = self._input.size  # bytes (None when not known: gzip, a pipe)

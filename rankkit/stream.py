@@ -158,6 +158,7 @@ def stream_tables(
     score: Callable[[Rankings], pd.DataFrame],
     *,
     complete: bool,
+    memory: int | None = None,
     progress: bool = False,
     **rank_options,
 ) -> tuple[list[pd.DataFrame], Found]:
@@ -166,11 +167,14 @@ def stream_tables(
     ``rank_options``; the Rankings given to ``score`` hold only queries of the run that have
     judgments, and with ``complete`` a last one the judged queries the run lacks. Returns
     the tables and what the run had. A run not grouped by query is read again through
-    temporary files. ``progress`` shows a bar (:class:`Progress`)."""
+    temporary files. Blocks are sized for ``memory`` (bytes; :func:`block_size`) when it is
+    given, else ``run.size`` stays. ``progress`` shows a bar (:class:`Progress`)."""
     rank_options["depth"] = check_k(rank_options.get("depth"), "depth")
     if not isinstance(rank_options.get("judged_only", False), (bool, np.bool_)):
         raise ValueError(f"judged_only must be True or False, got {rank_options['judged_only']!r}")
     by_query = _ByQuery(qrels)
+    if memory is not None:  # sized now: what the bound leaves after the judgments and their index
+        run.size = block_size(memory)
     try:
         with Progress(run, progress, "evaluating"):
             return _tables(by_query, run.grouped(), run, score, complete, rank_options)

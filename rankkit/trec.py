@@ -35,7 +35,7 @@ from .evaluate import aggregate, report_unscored, score_columns, select_queries,
 from .io import RunFile, read_qrels
 from .join import rank
 from .rankings import Rankings
-from .stream import block_size, combine, judged_max_grade, parse_memory, stream_tables
+from .stream import combine, judged_max_grade, parse_memory, stream_tables
 from .specs import NICKNAMES, TREC_FAMILIES, TREC_ORDER, Metric, expand_metrics, parse_metric, trec_columns
 
 __all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines"]
@@ -109,11 +109,11 @@ def evaluate_like_trec_eval(
         qrels = read_qrels(qrels)
         labels = qrels.relevance.to_numpy()
         max_grade = judged_max_grade(qrels)
-        with RunFile(run, block_size(memory)) as run_file:
+        with RunFile(run) as run_file:
             _check_integer_labels(labels[labels >= 0])
             tables, found = stream_tables(
                 qrels, run_file, lambda r: _trec_table(r, columns, judged_only, rel, max_grade, n_docs),
-                complete=complete, progress=progress, **options)
+                complete=complete, memory=memory, progress=progress, **options)
         _, unscored = report_unscored(*found.flags(), "qrels" if complete else "run", stacklevel=4)
         table = with_tag(combine(tables), found.tag)
         n_rel = float((labels > 0).sum())
