@@ -4,7 +4,7 @@ For each size (``--lines``, in millions: 10 and 30 by default; 1,000 documents p
 one process per command, each measured by a small helper interpreter (its children's peak
 resident memory and wall time):
 
-- ``rankkit evaluate -q`` with the default bound (512 MiB) and with ``--memory`` of each
+- ``rankkit evaluate -q`` with the default bound (480 MiB) and with ``--memory`` of each
   ``--bounds``; the in-memory path (``read_run`` of the whole file, then the same
   evaluation and lines), the base of the ratios;
 - the same on a shuffled copy of the run (lines not grouped by query: the partitioned
@@ -82,7 +82,7 @@ def shuffled_copy(run: Path) -> Path:
 
 def commands(qrels: Path, run: Path, bounds: list[str]) -> dict[str, list[str]]:
     rankkit = [sys.executable, "-m", "rankkit", "evaluate", str(qrels), str(run), "-q", *MEASURES]
-    out = {"rankkit (default 512MiB)": rankkit}
+    out = {"rankkit (default 480MiB)": rankkit}
     for bound in bounds:
         out[f"rankkit --memory {bound}"] = [*rankkit, "--memory", bound]
     out["rankkit in memory (read_run whole)"] = [sys.executable, "-c", IN_MEMORY, str(qrels), str(run)]

@@ -124,7 +124,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="trec: trec_eval's lines (default); csv: a table; json: an object")
     ev.add_argument("--memory", type=_memory, default=None, metavar="SIZE",
                     help="peak memory to stay near: the run is read block by block of whole queries "
-                         "(e.g. 600MB, 2GB; default 512MiB); the output is the same")
+                         "(e.g. 600MB, 2GB; default 480MiB); the output is the same")
     ev.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                     help="a progress bar on stderr while the run is read (default: when stderr is a terminal)")
     ev.set_defaults(handler=_cmd_evaluate)

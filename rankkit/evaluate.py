@@ -296,7 +296,7 @@ def evaluate(
     memory : int, str or None, default=None
         A TREC run file (a path or binary file object) is read block by block of whole
         queries so that peak memory stays near this bound, whatever the run's size
-        (:mod:`rankkit.stream`): bytes, or ``"600MB"``, ``"2GB"``; None is 512 MiB. The
+        (:mod:`rankkit.stream`): bytes, or ``"600MB"``, ``"2GB"``; None is 480 MiB. The
         values are those of reading the file whole. Other inputs are held in memory.
     progress : bool, default=False
         Show a progress bar while a run file is read (tqdm's when installed, a widget in

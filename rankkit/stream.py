@@ -43,11 +43,12 @@ from .rankings import Rankings
 
 __all__ = ["DEFAULT_MEMORY", "parse_memory", "block_size", "stream_tables", "combine", "judged_max_grade", "Found"]
 
-#: The default bound on peak memory (bytes) when a run file is evaluated: 512 MiB.
-DEFAULT_MEMORY = 512 * 2**20
+#: The default bound on peak memory (bytes) when a run file is evaluated: 480 MiB.
+DEFAULT_MEMORY = 480 * 2**20
 
-# Peak memory per byte of run lines in a block, measured (benchmarks/bench_large.py): the
-# block's bytes, its parsed columns, keys, the join's arrays and the padded matrices.
+# Peak memory per byte of run lines in a block: the block's bytes, its parsed columns, keys,
+# the join's arrays and the padded matrices (~6), and what the allocators keep between
+# blocks; measured at 10 and 30 million lines (benchmarks/bench_large.py).
 _PEAK_PER_BYTE = 9
 _MIN_BLOCK = 1 << 20  # a block is never smaller (the bound is then a wish)
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
