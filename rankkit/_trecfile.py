@@ -227,7 +227,7 @@ class _Input:
     @property
     def size(self) -> int | None:
         """The file's size in bytes as read (None if compressed or not a file)."""
-        if self.gzip:
+        if self.gzip or self._spool is not None:  # (a spool's fileno() would move it to disk)
             return None
         try:
             if self.path is not None and self._stream is None:
