@@ -279,7 +279,7 @@ def evaluate(
     if by_query:  # the run's partitions hold whole queries: the judgments follow its divisions
         qrels = _as_text(qrels, q_qrels) if not is_dask(qrels) else qrels.map_partitions(
             _as_text, q_qrels, meta=_as_text(qrels._meta, q_qrels))
-        qrels = qrels.set_index(q_qrels, divisions=list(run.divisions))
+        qrels = qrels.set_index(q_qrels, divisions=list(run.divisions), shuffle_method=shuffle)
     else:
         n = npartitions or run.npartitions
         run, qrels = _shuffle(run, q_run, n, shuffle), _shuffle(qrels, q_qrels, n, shuffle)
@@ -464,6 +464,11 @@ def compute(*tables, **kwargs):
     >>> result.attrs["unscored"], str(caught[0].message)[:40]
     ({'7': 'not in the run'}, 'judged queries missing from the run are ')
     """
+    return _compute(tables, kwargs, stacklevel=4)
+
+
+def _compute(tables: tuple, kwargs: dict, stacklevel: int):
+    """:func:`compute`; warnings point ``stacklevel`` frames up from here."""
     import dask
 
     dd = _dd()
@@ -473,21 +478,24 @@ def compute(*tables, **kwargs):
         if not isinstance(table, dd.DataFrame):
             raise ValueError(f"tables must be Dask DataFrames rankkit.dask.evaluate returned, got {type(table).__name__}")
     parts = dask.compute(*[table.to_delayed() for table in tables], **kwargs)
-    out = tuple(_combine(frames) for frames in parts)
-    return out[0] if len(out) == 1 else out
+    out = []
+    for frames in parts:  # a loop, not a comprehension: a frame of its own before Python 3.12
+        out.append(_combine(frames, stacklevel + 1))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
-def _combine(frames: list[pd.DataFrame]) -> pd.DataFrame:
+def _combine(frames: list[pd.DataFrame], stacklevel: int) -> pd.DataFrame:
     """The partitions of one table as :func:`rankkit.evaluate` returns it."""
     infos = [frame.attrs.get(_INFO) for frame in frames]
     if not frames or any(info is None for info in infos):
         raise ValueError("tables must be what rankkit.dask.evaluate returned, without changes")
-    table = pd.concat(frames) if len(frames) > 1 else frames[0]
+    scored = [frame for frame in frames if len(frame)] or frames[:1]  # empty ones: object dtypes
+    table = pd.concat(scored) if len(scored) > 1 else scored[0]
     ids = table.index.tolist()
     table = table.iloc[sorted(range(len(ids)), key=lambda i: id_bytes(ids[i]))]
     queries, ties = infos[0]["queries"], infos[0]["ties"]
     flags = _flags(ids, [q for i in infos for q in i["no judgments"]], [q for i in infos for q in i["not in the run"]])
-    _, unscored = select_queries(flags, queries, stacklevel=5)
+    _, unscored = select_queries(flags, queries, stacklevel=stacklevel)
     table.attrs = {"metrics": frames[0].attrs["metrics"], "unscored": unscored, "queries": queries, "ties": ties}
     return table
 
@@ -520,7 +528,7 @@ def aggregate(table, **kwargs) -> pd.Series:
     >>> aggregate(evaluate({"q1": {"a": 1}, "q2": {"c": 1}}, run, ["P@1", "num_rel"]), scheduler="sync").to_dict()
     {'P@1': 0.5, 'num_rel': 2.0}
     """
-    return _aggregate_table(table if isinstance(table, pd.DataFrame) else compute(table, **kwargs))
+    return _aggregate_table(table if isinstance(table, pd.DataFrame) else _compute((table,), kwargs, stacklevel=4))
 
 
 def compare(qrels, runs: Mapping, metrics, *, queries: str = "run", ties: str = "docno",
@@ -565,6 +573,6 @@ def compare(qrels, runs: Mapping, metrics, *, queries: str = "run", ties: str = 
         qrels = _read_qrels(qrels, columns=columns)  # read once, for every run
     names = list(expand_metrics(metrics))
     lazy = [evaluate(qrels, run, metrics, queries=queries, ties=ties, columns=columns) for run in runs.values()]
-    tables = compute(*lazy, **({} if scheduler is None else {"scheduler": scheduler}))
+    tables = _compute(tuple(lazy), {} if scheduler is None else {"scheduler": scheduler}, stacklevel=4)
     tables = tables if isinstance(tables, tuple) else (tables,)
     return compare_tables(None, dict(zip(runs, tables)), names, queries=queries, **options)
