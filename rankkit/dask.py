@@ -265,27 +265,34 @@ def evaluate(
     q1        1.0      1.0
     q2        1.0      1.0
     """
+    import dask
+
     shuffle = check_option(shuffle, ("tasks", "p2p"), "shuffle")
     settings = _settings(metrics, ties=ties, queries=queries, depth=depth, rel=rel,
                          judged_only=judged_only, n_docs=n_docs, max_grade=max_grade, columns=columns)
     specs = expand_metrics(metrics)  # bad specs fail before anything else
-    qrels, q_qrels, _ = _as_frame(qrels, "qrels", columns)
-    run, q_run, by_query = _as_frame(run, "run", columns)
-    if max_grade is None and any(_data_max_grade(m) for m in specs.values()):
-        max_grade = qrels.map_partitions(_largest_grade, columns, meta=(None, "f8")).max()
-    tag = None
-    if any(m.name == "runid" for m in specs.values()):  # the run's tag: its last partition's
-        tag = run.reduction(_tag, aggregate=_last_tag, meta=(None, object))
-    if by_query:  # the run's partitions hold whole queries: the judgments follow its divisions
-        qrels = _as_text(qrels, q_qrels) if not is_dask(qrels) else qrels.map_partitions(
-            _as_text, q_qrels, meta=_as_text(qrels._meta, q_qrels))
-        qrels = qrels.set_index(q_qrels, divisions=list(run.divisions), shuffle_method=shuffle)
-    else:
-        n = npartitions or run.npartitions
-        run, qrels = _shuffle(run, q_run, n, shuffle), _shuffle(qrels, q_qrels, n, shuffle)
-    meta = _table_meta(specs)
-    return run.map_partitions(_score_partition, qrels, max_grade, tag, settings, meta=meta,
-                              align_dataframes=False, enforce_metadata=False)
+    # rankkit's dtypes as they are (Dask would convert str columns and indexes to its own)
+    with dask.config.set({"dataframe.convert-string": False}):
+        qrels, q_qrels, _ = _as_frame(qrels, "qrels", columns)
+        run, q_run, by_query = _as_frame(run, "run", columns)
+        if max_grade is None and any(_data_max_grade(m) for m in specs.values()):
+            max_grade = qrels.map_partitions(_largest_grade, columns, meta=(None, "f8")).max()
+        tag = None
+        if any(m.name == "runid" for m in specs.values()):  # the run's tag: its last partition's
+            tag = run.reduction(_tag, aggregate=_last_tag, meta=(None, object))
+        run, qrels = _by_query(run, qrels, q_run, q_qrels, by_query, npartitions or run.npartitions, shuffle)
+        return run.map_partitions(_score_partition, qrels, max_grade, tag, settings, meta=_table_meta(specs),
+                                  align_dataframes=False, enforce_metadata=False)
+
+
+def _by_query(run, qrels, q_run: str, q_qrels: str, by_query: bool, n: int, method: str):
+    """Run and judgments partitioned alike by query: a hash shuffle of each into ``n``
+    partitions, or, for a run indexed by query (``by_query``), the judgments cut at its
+    divisions."""
+    if by_query:
+        qrels = qrels.map_partitions(_as_text, q_qrels, meta=_as_text(qrels._meta, q_qrels))
+        return run, qrels.set_index(q_qrels, divisions=list(run.divisions), shuffle_method=method)
+    return _shuffle(run, q_run, n, method), _shuffle(qrels, q_qrels, n, method)
 
 
 def _settings(metrics, *, ties, queries, depth, rel, judged_only, n_docs, max_grade, columns) -> dict:
@@ -492,12 +499,25 @@ def _combine(frames: list[pd.DataFrame], stacklevel: int) -> pd.DataFrame:
     scored = [frame for frame in frames if len(frame)] or frames[:1]  # empty ones: object dtypes
     table = pd.concat(scored) if len(scored) > 1 else scored[0]
     ids = table.index.tolist()
-    table = table.iloc[sorted(range(len(ids)), key=lambda i: id_bytes(ids[i]))]
+    order = sorted(range(len(ids)), key=lambda i: id_bytes(ids[i]))
+    # built as rankkit.evaluate builds it (Dask may have changed dtypes on the way)
+    data = {c: np.asarray(table[c].to_numpy()[order], dtype=object if table[c].dtype != np.float64 else np.float64)
+            for c in table.columns}
+    table = pd.DataFrame(data, index=_query_index([ids[i] for i in order]), columns=table.columns)
     queries, ties = infos[0]["queries"], infos[0]["ties"]
     flags = _flags(ids, [q for i in infos for q in i["no judgments"]], [q for i in infos for q in i["not in the run"]])
     _, unscored = select_queries(flags, queries, stacklevel=stacklevel)
     table.attrs = {"metrics": frames[0].attrs["metrics"], "unscored": unscored, "queries": queries, "ties": ties}
     return table
+
+
+def _query_index(ids: list) -> pd.Index:
+    """Query ids as :func:`rankkit.rank` indexes them: ``str``, or Python objects when some
+    id holds bytes that are not UTF-8 (whatever dtype the partitions travelled in)."""
+    try:
+        return pd.Index(ids, dtype=str, name="query_id")
+    except UnicodeEncodeError:
+        return pd.Index(ids, dtype=object, name="query_id")
 
 
 def _flags(scored: list, no_judgments: list, not_in_run: list) -> Rankings:

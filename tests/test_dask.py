@@ -79,6 +79,8 @@ def both(qrels, run, metrics=METRICS, npartitions=(3, 2), compute=SYNC, shuffle=
     lazy_run = dd.from_pandas(run, npartitions=npartitions[1], sort=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # dask < 2025 warns that a sync compute runs while the module's cluster is up
+        warnings.filterwarnings("ignore", message="Running on a single-machine scheduler")
         got = rd.compute(rd.evaluate(lazy_qrels, lazy_run, metrics, shuffle=shuffle, **options), **compute)
     with warnings.catch_warnings(record=True) as expected:
         warnings.simplefilter("always")
@@ -201,7 +203,7 @@ def test_the_run_tag_is_the_last_files(files):
         table = rd.compute(rd.evaluate(qrels, rd.read_run(sorted(folder.glob("run-*"))), ["runid", "num_q"]), **SYNC)
         summary = rd.aggregate(rd.evaluate(qrels, rd.read_run(str(folder / "run-0.txt")), ["runid"]), **SYNC)
     assert set(table["runid"]) == {"last"} and summary["runid"] == "sys"  # trec_eval's runid: the last line's tag
-    assert {w.filename for w in caught} == {__file__}  # the warnings point at the caller
+    assert {w.filename for w in caught if "not scored" in str(w.message)} == {__file__}  # at the caller
 
 
 def test_errors_name_the_file_and_line_as_rankkit_does(client, files):
