@@ -348,8 +348,10 @@ def _column(names: list, role: str, columns) -> str:
 
 
 def _is_text(values: pd.Series | pd.Index) -> bool:
-    """Whether the query ids are strings (any string dtype hashes alike in a shuffle)."""
-    return pd.api.types.is_string_dtype(values.dtype) and not isinstance(values.dtype, pd.CategoricalDtype)
+    """Whether the query ids are held as strings by their dtype (every string dtype hashes
+    alike in a shuffle; an ``object`` column may hold numbers, which hash otherwise)."""
+    dtype = values.dtype
+    return isinstance(dtype, pd.StringDtype) or (isinstance(dtype, pd.ArrowDtype) and pd.api.types.is_string_dtype(dtype))
 
 
 def _text_queries(frame: pd.DataFrame, name: str) -> pd.DataFrame:

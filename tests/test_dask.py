@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
+from dask import config  # noqa: E402
+
 import rankkit as rk  # noqa: E402
 import rankkit.dask as rd  # noqa: E402
 from rankkit import stats  # noqa: E402
@@ -34,6 +36,7 @@ METRICS = ["nDCG@10", "AP", "RR", "P@5", "R@10", "ERR@10", "bpref", "num_rel", "
 FEW = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                       HealthCheck.function_scoped_fixture])
 SYNC = {"scheduler": "sync"}
+dask_config = config.set
 
 
 @pytest.fixture(scope="module")
@@ -292,6 +295,14 @@ def test_pyterrier_frames_with_integer_query_ids():
     pt_qrels = qrels.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
     pt_qrels = pt_qrels.assign(qid=pt_qrels.qid.map(numeric).astype(str))  # str here, int in the run
     assert_same(*both(pt_qrels, pt_run, ["AP", "nDCG@10"]))
+
+
+def test_query_ids_as_python_objects_of_mixed_types():
+    qrels, run = _fixed()
+    as_objects = {q: (int(q) if q.isdigit() else q) for q in set(qrels.query_id) | set(run.query_id)}
+    run = run.assign(query_id=pd.Series([as_objects[q] for q in run.query_id], dtype=object))
+    with dask_config({"dataframe.convert-string": False}):  # keep the object column as it is
+        assert_same(*both(qrels, run, ["AP", "P@5"], npartitions=(2, 8)))
 
 
 def test_columns_maps_other_names():
