@@ -235,7 +235,7 @@ def evaluate(
     shuffle : {"tasks", "p2p"}, default="tasks"
         Dask's shuffle method. "tasks" keeps query ids as Categoricals (1-2 bytes a line);
         "p2p" (distributed's peer-to-peer shuffle) needs them as text. At 10 million lines on
-        two local workers "tasks" took 7.2 s and "p2p" 12.1 s (benchmarks/README.md).
+        two local workers "tasks" took 9.4 s and "p2p" 13.9 s (benchmarks/README.md).
 
     Returns
     -------
@@ -573,6 +573,11 @@ def compare(qrels, runs: Mapping, metrics, *, queries: str = "run", ties: str = 
     **options
         :func:`rankkit.compare`'s own: ``baseline``, ``test``, ``correction``, ``alpha``,
         ``n_resamples``, ``seed``, ``bootstrap_ci``.
+
+    Returns
+    -------
+    DataFrame
+        :func:`rankkit.compare`'s table, one row per (metric, comparison).
 
     Examples
     --------
