@@ -309,6 +309,9 @@ def evaluate(
         per metric. ``attrs["unscored"]`` maps every query left out to the reason,
         ``attrs["metrics"]`` each column to its canonical spec, and ``attrs["queries"]``,
         ``attrs["ties"]`` record the policies. :func:`aggregate` gives trec_eval's ``all``.
+        Given Dask DataFrames (qrels or run), :func:`rankkit.dask.evaluate` is called: the
+        result is a lazy Dask DataFrame, and ``rankkit.dask.compute(table)`` gives this
+        frame (trec_eval's order, these attrs, the warnings).
 
     Examples
     --------
@@ -325,6 +328,11 @@ def evaluate(
     >>> table.attrs["unscored"]
     {'q2': 'not in the run', 'q3': 'no judgments'}
     """
+    from . import dask as on_dask  # late: rankkit.dask builds on this module (and imports no Dask here)
+
+    if on_dask.is_dask(qrels) or on_dask.is_dask(run):  # lazy: on_dask.compute gives this frame
+        return on_dask.evaluate(qrels, run, metrics, ties=ties, queries=queries, depth=depth, rel=rel,
+                                judged_only=judged_only, n_docs=n_docs, max_grade=max_grade, columns=columns)
     queries = check_option(queries, QUERY_POLICIES, "queries")
     ties = check_option(ties, TIE_POLICIES, "ties")
     if rel is not None:
@@ -360,12 +368,12 @@ def with_tag(table: pd.DataFrame, tag: str | None) -> pd.DataFrame:
     return table
 
 
-def select_queries(r: Rankings, queries: str, *, stacklevel: int = 4) -> tuple[np.ndarray, dict]:
+def select_queries(r: Rankings, queries: str, *, stacklevel: int = 3) -> tuple[np.ndarray, dict]:
     """Which rows of ``rank``'s Rankings to score under a ``queries=`` policy, and why each
     other query is left out (warning about them); a ValueError if run and judgments
     share no query."""
     in_run, in_qrels = _query_flags(r)
-    return report_unscored(r.query_ids, in_run, in_qrels, queries, stacklevel=stacklevel)
+    return report_unscored(r.query_ids, in_run, in_qrels, queries, stacklevel=stacklevel + 1)
 
 
 def report_unscored(query_ids: pd.Index, in_run: np.ndarray, in_qrels: np.ndarray, queries: str, *,

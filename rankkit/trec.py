@@ -120,7 +120,7 @@ def evaluate_like_trec_eval(
     else:
         r = rank(qrels, run, **options)
         _check_integer_labels(r.ideal)
-        keep, unscored = select_queries(r, "qrels" if complete else "run", stacklevel=5)
+        keep, unscored = select_queries(r, "qrels" if complete else "run", stacklevel=4)
         table = _trec_table(r.take(keep), columns, judged_only, rel, r.max_grade(), n_docs)
         n_rel = float((r.ideal[r.has_qrels] > 0).sum())
     table.attrs["unscored"] = unscored

@@ -24,16 +24,16 @@ def _floors() -> dict[str, tuple[int, ...]]:
     return {name.lower(): _version(v) for name, v in found}
 
 
-#: Extras whose floor the oldest environment also pins (rankkit.explore's widgets), and the
-#: companion packages that floor release requires (pinned in both files, no floor of ours).
-PINNED_EXTRAS = {"ipywidgets"}
+#: Extras whose floor the oldest environment also pins (rankkit.explore's widgets, rankkit.dask),
+#: and the companion packages that floor release requires (pinned in both files, no floor of ours).
+PINNED_EXTRAS = {"ipywidgets", "dask", "distributed"}
 WIDGET_COMPANIONS = {"widgetsnbextension", "jupyterlab-widgets"}
 
 
 def _extra_floors() -> dict[str, tuple[int, ...]]:
     block = re.search(r"^\[project.optional-dependencies\](.*?)^\[", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
     floors: dict[str, set[tuple[int, ...]]] = {}
-    for name, v in re.findall(r'"([A-Za-z0-9_.-]+)>=([0-9.]+)"', block.group(1)):
+    for name, v in re.findall(r'"([A-Za-z0-9_.-]+)(?:\[[a-z,]+\])?>=([0-9.]+)"', block.group(1)):
         floors.setdefault(name.lower(), set()).add(_version(v))
     return {name: min(v) for name, v in floors.items()}
 
@@ -62,6 +62,15 @@ def test_ipywidgets_floor_is_the_same_in_every_extra_that_names_it():
     assert len(floors) == 1
     extras = dict(re.findall(r"^(\w+) = \[(.*?)\]", block.group(1), re.M | re.S))
     assert "ipywidgets>=" in extras["notebooks"] and "ipywidgets>=" in extras["test"]
+
+
+def test_the_dask_floor_is_the_same_in_every_extra_that_names_it():
+    block = re.search(r"^\[project.optional-dependencies\](.*?)^\[", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
+    extras = dict(re.findall(r"^(\w+) = \[(.*?)\]$", block.group(1), re.M | re.S))
+    for package in ("dask[dataframe]", "distributed"):
+        floors = {re.search(re.escape(package) + r'>=([0-9.]+)"', extras[name]).group(1)
+                  for name in ("dask", "test", "notebooks")}
+        assert len(floors) == 1, package
 
 
 def test_lock_lies_inside_the_declared_range():
