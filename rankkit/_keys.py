@@ -42,6 +42,20 @@ def id_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+def trec_order(ids: list) -> list[int]:
+    """Positions of query ``ids`` sorted as trec_eval sorts them (by their bytes)."""
+    return sorted(range(len(ids)), key=lambda i: id_bytes(ids[i]))
+
+
+def query_index(ids: list) -> pd.Index:
+    """Query ids as :func:`rankkit.rank` indexes them: ``str``, or Python objects when some
+    id holds bytes that are not UTF-8 (escaped), which pandas 3's ``str`` cannot hold."""
+    try:
+        return pd.Index(ids, dtype=str, name="query_id")
+    except UnicodeEncodeError:
+        return pd.Index(ids, dtype=object, name="query_id")
+
+
 def text_array(values: list) -> pa.Array:
     """Ids as one Arrow array: large_string, or large_binary of their bytes when some id
     holds escaped bytes (a column read from a non-UTF-8 file). Non-strings become ``str``."""

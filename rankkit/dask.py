@@ -30,13 +30,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._keys import id_bytes
+from ._keys import id_bytes, query_index, trec_order
 from ._validation import check_k, check_option, check_rel
 from .evaluate import QUERY_POLICIES, TIE_POLICIES, aggregate as _aggregate_table
-from .evaluate import expand_metrics, score_columns, select_queries
+from .evaluate import expand_metrics, report_unscored, score_columns
 from .io import COLUMN_NAMES, read_qrels as _read_qrels, read_run as _read_run
 from .join import rank
-from .rankings import Rankings
 
 __all__ = ["is_dask", "read_qrels", "read_run", "evaluate", "compute", "aggregate", "compare"]
 
@@ -501,40 +500,27 @@ def _combine(frames: list[pd.DataFrame], stacklevel: int) -> pd.DataFrame:
     scored = [frame for frame in frames if len(frame)] or frames[:1]  # empty ones: object dtypes
     table = pd.concat(scored) if len(scored) > 1 else scored[0]
     ids = table.index.tolist()
-    order = sorted(range(len(ids)), key=lambda i: id_bytes(ids[i]))
+    order = trec_order(ids)
     # built as rankkit.evaluate builds it (Dask may have changed dtypes on the way)
     data = {c: np.asarray(table[c].to_numpy()[order], dtype=object if table[c].dtype != np.float64 else np.float64)
             for c in table.columns}
-    table = pd.DataFrame(data, index=_query_index([ids[i] for i in order]), columns=table.columns)
+    table = pd.DataFrame(data, index=query_index([ids[i] for i in order]), columns=table.columns)
     queries, ties = infos[0]["queries"], infos[0]["ties"]
     flags = _flags(ids, [q for i in infos for q in i["no judgments"]], [q for i in infos for q in i["not in the run"]])
-    _, unscored = select_queries(flags, queries, stacklevel=stacklevel)
+    _, unscored = report_unscored(*flags, queries, stacklevel=stacklevel)
     table.attrs = {"metrics": frames[0].attrs["metrics"], "unscored": unscored, "queries": queries, "ties": ties}
     return table
 
 
-def _query_index(ids: list) -> pd.Index:
-    """Query ids as :func:`rankkit.rank` indexes them: ``str``, or Python objects when some
-    id holds bytes that are not UTF-8 (whatever dtype the partitions travelled in)."""
-    try:
-        return pd.Index(ids, dtype=str, name="query_id")
-    except UnicodeEncodeError:
-        return pd.Index(ids, dtype=object, name="query_id")
-
-
-def _flags(scored: list, no_judgments: list, not_in_run: list) -> Rankings:
-    """Every query of an evaluation with where it was found (``has_run``, ``has_qrels``),
-    in trec_eval's order: a Rankings without ranks, for :func:`rankkit.evaluate`'s
-    ``select_queries`` (its warnings, its unscored report, its check of common queries)."""
-    missing = set(not_in_run)
+def _flags(scored: list, no_judgments: list, not_in_run: list) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+    """Every query of an evaluation in trec_eval's order, with whether each is in the run
+    and in the judgments, for :func:`rankkit.evaluate.report_unscored` (its warnings, its
+    unscored report, its check of common queries)."""
     ids = sorted({*scored, *no_judgments, *not_in_run}, key=id_bytes)
-    lacking = set(no_judgments)
-    n = len(ids)
-    return Rankings(
-        labels=np.zeros((n, 0)), judged=np.zeros((n, 0), dtype=bool), lengths=np.zeros(n, dtype=np.int64),
-        ideal=np.zeros((n, 0)), n_judged=np.zeros(n, dtype=np.int64), query_ids=pd.Index(ids, dtype=object),
-        has_run=np.array([q not in missing for q in ids]), has_qrels=np.array([q not in lacking for q in ids]),
-    )
+    missing, lacking = set(not_in_run), set(no_judgments)
+    in_run = np.array([q not in missing for q in ids], dtype=bool)
+    in_qrels = np.array([q not in lacking for q in ids], dtype=bool)
+    return pd.Index(ids, dtype=object), in_run, in_qrels
 
 
 def aggregate(table, **kwargs) -> pd.Series:

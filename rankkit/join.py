@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._keys import GOLD, arrow_ids, doc_keys, id_bytes, keys_are_ids, same_ids, string_keys, take, word_count
+from ._keys import GOLD, arrow_ids, doc_keys, id_bytes, keys_are_ids, query_index, same_ids, string_keys, take, word_count
 from ._validation import check_k, check_option, check_rel
 from .io import read_qrels, read_run
 from .rankings import Rankings
@@ -166,7 +166,7 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", 
     has_qrels[judged_rows] = True
     return Rankings(
         labels=labels, judged=judged, pooled=pooled, lengths=np.minimum(counts, width).astype(np.int64),
-        ideal=ideal, n_judged=n_judged, query_ids=_query_index(query_ids), ties=tie_ids,
+        ideal=ideal, n_judged=n_judged, query_ids=query_index(query_ids), ties=tie_ids,
         has_run=in_run, has_qrels=has_qrels, run_name=run_name,
     )
 
@@ -184,15 +184,6 @@ def _query_rows(run_queries: pd.Series, judged: list) -> tuple[list, np.ndarray,
     run_rows = np.array([row_of[q] for q in in_run], dtype=np.int32)[codes]
     judged_rows = np.array([row_of[q] for q in judged], dtype=np.int64)
     return ids, run_rows, judged_rows
-
-
-def _query_index(query_ids: list[str]) -> pd.Index:
-    """The query ids as an Index of ``str``; of Python objects when some id holds bytes that
-    are not UTF-8 (escaped, see :mod:`rankkit.io`), which pandas 3's ``str`` cannot hold."""
-    try:
-        return pd.Index(query_ids, dtype=str, name="query_id")
-    except UnicodeEncodeError:
-        return pd.Index(query_ids, dtype=object, name="query_id")
 
 
 # --------------------------------------------------------------------------- 2. order the run

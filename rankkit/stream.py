@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._keys import id_bytes
+from ._keys import trec_order
 from .io import RunFile, RunNotGrouped, read_run
 from ._validation import check_k
 from .join import rank_frames
@@ -144,13 +144,8 @@ class Found:
         ids = list(self.judged) + list(self.unjudged)
         in_qrels = np.arange(len(ids)) < len(self.judged)
         in_run = np.concatenate([self.seen, np.ones(len(self.unjudged), dtype=bool)])
-        order = _trec_order(ids)
+        order = trec_order(ids)
         return pd.Index([ids[i] for i in order], name="query_id"), in_run[order], in_qrels[order]
-
-
-def _trec_order(ids: list) -> list[int]:
-    """Positions of ``ids`` sorted as trec_eval sorts query ids (by their bytes)."""
-    return sorted(range(len(ids)), key=lambda i: id_bytes(ids[i]))
 
 
 def stream_tables(
@@ -271,7 +266,7 @@ def combine(tables: list[pd.DataFrame]) -> pd.DataFrame:
     attrs = tables[0].attrs
     table = pd.concat(tables) if len(tables) > 1 else tables[0]
     table.attrs = dict(attrs)
-    order = _trec_order(list(table.index))
+    order = trec_order(list(table.index))
     if order != list(range(len(order))):
         table = table.iloc[order]
     return table
