@@ -808,8 +808,8 @@ class RunFile:
         for block in self._blocks():
             if carry is not None:
                 block = tuple(_joined(a, b) for a, b in zip(carry, block))
-            last = _last_query(block[0])
-            rest, carry = [_split(block, ~last)], _split(block, last)
+            rest, carry = _cut_last_query(block)
+            rest = [rest]
             del block
             if len(rest[0][2]):
                 yield self._frame(rest.pop(), done)  # held by the frame alone while the caller works
@@ -916,6 +916,19 @@ def _last_query(query_ids: pa.ChunkedArray) -> np.ndarray:
         else:
             masks.append(pc.equal(chunk, value).to_numpy(zero_copy_only=False))
     return np.concatenate(masks)
+
+
+def _cut_last_query(block: tuple) -> tuple[tuple, tuple]:
+    """``(rest, carry)``: a block's columns without, and with only, the lines of its last
+    line's query. Those lines usually end the block: then ``rest`` is a slice (no copy) and
+    ``carry`` a copy (it must not hold the whole block's buffers); else both are filtered."""
+    last = _last_query(block[0])
+    cut = len(last) - int(np.argmin(last[::-1])) if not last.all() else 0  # where the tail of True begins
+    if last[:cut].any():  # the query also comes earlier: not a tail
+        return _split(block, ~last), _split(block, last)
+    rest = (block[0].slice(0, cut), block[1].slice(0, cut), block[2][:cut])
+    tail = pa.array(np.arange(cut, len(last)))
+    return rest, (block[0].take(tail), block[1].take(tail), block[2][cut:].copy())
 
 
 def _split(block: tuple, rows: np.ndarray) -> tuple:

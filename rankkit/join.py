@@ -200,9 +200,9 @@ class _Ordered(NamedTuple):
 
 
 def _order_run(run_rows: np.ndarray, scores: np.ndarray, n: int) -> _Ordered:
-    """Order the run: query (trec_eval's order), then score descending. Stable sorts keep it
-    cheap when the input is already sorted by score within each query, as runs usually are;
-    a run whose queries each come in one block, in rank order, needs no sort at all."""
+    """Order the run: query (trec_eval's order), then score descending; documents with
+    equal scores in any order (:func:`_break_ties` orders them). A run whose queries each
+    come in one block, in rank order, as runs usually do, needs no sort at all."""
     within = run_rows[1:] == run_rows[:-1]
     starts = np.flatnonzero(~within) + 1
     counts = np.bincount(run_rows, minlength=n)
@@ -214,7 +214,10 @@ def _order_run(run_rows: np.ndarray, scores: np.ndarray, n: int) -> _Ordered:
         return _Ordered(order, q_sorted, start[order], counts)
     del within, starts
     small = run_rows.astype(np.uint16) if n <= 1 << 16 else run_rows  # 16-bit keys sort by radix
-    by_score = np.argsort(-scores, kind="stable")
+    # Equal scores may come out in any order here: step 4 puts every tie group in the order
+    # ``ties`` names, from the ids and labels alone. So the scores need no stable sort
+    # (NumPy's introsort, SIMD where the CPU has it, is ~4x faster than its merge sort).
+    by_score = np.argsort(-scores)
     order = by_score[np.argsort(small[by_score], kind="stable")]
     del by_score, small
     if len(order) < 2**31:
