@@ -140,12 +140,13 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", 
     takes as they are: the steps below, without reading anything."""
     qrels_ids, judgments = _Judgments.of(qrels)
     run_name, run_ids = run.attrs.get("name"), arrow_ids(run.doc_id)
-    query_ids, run_rows, judged_rows = _query_rows(run.query_id, judgments.names)
+    query_ids, run_rows, judged_rows = _query_rows(run.query_id, judgments)
     scores = run.score.to_numpy(dtype=np.float64)
     del run  # a frame read here (from a path) frees its query and score columns
     ordered = _order_run(run_rows, scores, len(query_ids))
-    del run_rows, scores
-    rows, grade, exact_keys = _match_judgments(ordered, run_ids, qrels_ids, judgments, judged_rows)
+    del scores
+    rows, grade, exact_keys = _match_judgments(ordered, run_rows, run_ids, qrels_ids, judgments, judged_rows)
+    del run_rows
     if not ordered.start.all():
         rows = _break_ties(ordered, rows, grade, ties, run_ids, exact_keys)
     q_sorted, counts, start = ordered.q_sorted, ordered.counts, ordered.start
@@ -173,17 +174,22 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", 
 
 # --------------------------------------------------------------------------- 1. query rows
 
-def _query_rows(run_queries: pd.Series, judged: list) -> tuple[list, np.ndarray, np.ndarray]:
-    """``(ids, run_rows, judged_rows)``: the queries of the run or the judgments (``judged``,
-    their ids), sorted as trec_eval sorts them (by bytes); the row of each run line's query;
-    the row of each judged query."""
+def _query_rows(run_queries: pd.Series, judgments: "_Judgments") -> tuple[list, np.ndarray, np.ndarray]:
+    """``(ids, run_rows, judged_rows)``: the queries of the run or the judgments, sorted as
+    trec_eval sorts them (by bytes); the row of each run line's query; the row of each
+    judged query. The judgments remember the rows of the last run's queries (a sweep's runs
+    share them)."""
     codes = np.asarray(run_queries.cat.codes)
     in_run = run_queries.cat.categories.tolist()
-    ids = sorted(set(in_run) | set(judged), key=id_bytes)
-    row_of = {q: i for i, q in enumerate(ids)}
-    run_rows = np.array([row_of[q] for q in in_run], dtype=np.int32)[codes]
-    judged_rows = np.array([row_of[q] for q in judged], dtype=np.int64)
-    return ids, run_rows, judged_rows
+    last = judgments.query_rows
+    if last is None or last[0] != in_run:
+        judged = judgments.names
+        ids = sorted(set(in_run) | set(judged), key=id_bytes)
+        row_of = {q: i for i, q in enumerate(ids)}
+        rows_of_codes = np.array([row_of[q] for q in in_run], dtype=np.int32)
+        judgments.query_rows = last = in_run, ids, rows_of_codes, np.array([row_of[q] for q in judged], dtype=np.int64)
+    _, ids, rows_of_codes, judged_rows = last
+    return ids, rows_of_codes[codes], judged_rows
 
 
 # --------------------------------------------------------------------------- 2. order the run
@@ -355,6 +361,10 @@ class _Judgments:
         self.keys, self.longest = doc_keys(ids)
         self._index: _Index | None = None
         self._ideal: tuple[np.ndarray, np.ndarray] | None = None
+        # Step 1's rows for the last run's query ids: (their ids, all ids, row per code, judged rows)
+        self.query_rows: tuple[list, list, np.ndarray, np.ndarray] | None = None
+        # Step 3's matches of the last run (see _Matches)
+        self.matches: _Matches | None = None
 
     @classmethod
     def of(cls, qrels: pd.DataFrame) -> "tuple[pa.ChunkedArray, _Judgments]":
@@ -377,6 +387,15 @@ class _Judgments:
     def _forget(cls, prepared: weakref.ref) -> None:
         if cls._last is not None and cls._last[1] is prepared():
             cls._last = None
+
+    def remember(self, matches: "_Matches") -> None:
+        """Keep the matches of a run until the next run, or until its document ids go."""
+        self.matches = matches
+        weakref.finalize(matches.ids(), self._forget_matches, weakref.ref(matches))
+
+    def _forget_matches(self, matches: weakref.ref) -> None:
+        if self.matches is not None and self.matches is matches():
+            self.matches = None
 
     def index(self, keys: np.ndarray | None = None) -> _Index:
         """The lookup index on this object's document keys (hashed pair keys), kept; or on
@@ -403,15 +422,54 @@ class _Judgments:
         return self._ideal
 
 
-def _match_judgments(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
+def _match_judgments(ordered: _Ordered, run_rows: np.ndarray, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
                      judgments: _Judgments, judged_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(rows, grade, exact_keys)``: the positions of the ordered run that have a judgment
     (ascending), the label of each (below 0: "pooled but not judged"), and the run's
     document keys when they are the ids themselves (for :func:`_break_ties`), else None.
 
     Only the matches are kept: most retrieved documents are unjudged, and an unjudged rank
-    is label 0, not judged: the zeros the matrices start with.
+    is label 0, not judged: the zeros the matrices start with. Which input rows match
+    depends on the ids alone, not on the scores: the runs of a sweep, which share their
+    id columns, are looked up once (:class:`_Matches`).
     """
+    known = judgments.matches
+    if known is not None and known.same_run(run_ids, run_rows):
+        rows, matched = known.positions(ordered.order)
+        return rows, judgments.grades[matched], doc_keys(run_ids)[0] if known.exact else None
+    rows, matched, exact_keys = _match(ordered, run_ids, qrels_ids, judgments, judged_rows)
+    judgments.remember(_Matches(run_ids, run_rows, ordered.order[rows], matched, exact_keys is not None))
+    return rows, judgments.grades[matched], exact_keys
+
+
+class _Matches:
+    """The matches of one run's rows, remembered by its judgments (:class:`_Judgments`) for
+    the next run with the same document ids (the same Arrow array) and query rows: the
+    input rows that have a judgment, ascending by position in that run's order, and the
+    judgment row of each. Forgotten with the document ids."""
+
+    def __init__(self, run_ids: pa.ChunkedArray, run_rows: np.ndarray, input_rows: np.ndarray,
+                 matched: np.ndarray, exact: bool):
+        self.ids = weakref.ref(run_ids)
+        self.run_rows, self.input_rows, self.matched, self.exact = run_rows, input_rows, matched, exact
+
+    def same_run(self, run_ids: pa.ChunkedArray, run_rows: np.ndarray) -> bool:
+        return self.ids() is run_ids and np.array_equal(self.run_rows, run_rows)
+
+    def positions(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, matched)`` in a new ``order`` of the same rows: ascending positions."""
+        position = np.empty_like(order)
+        position[order] = np.arange(len(order), dtype=order.dtype)
+        match_at = np.full(len(order), -1, dtype=np.int64)
+        match_at[position[self.input_rows]] = self.matched
+        rows = np.flatnonzero(match_at >= 0)
+        return rows, match_at[rows]
+
+
+def _match(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray, judgments: _Judgments,
+           judged_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`_match_judgments` done: ``(rows, matched, exact_keys)``, ``matched`` the
+    judgment row of each of ``rows``."""
     run_key, run_longest = doc_keys(run_ids)
     qrels_key, index = judgments.keys, None
     if word_count(run_longest) != word_count(judgments.longest):  # keyed apart with different functions
@@ -430,7 +488,7 @@ def _match_judgments(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.
     if not confirmed:  # two distinct ids share a key (astronomically rare): exact codes
         rows, matched = _lookup_exact(ordered, run_ids, qrels_ids, judgments, code_of)
     pa.default_memory_pool().release_unused()  # Arrow's temporaries: lower the peak that follows
-    return rows, judgments.grades[matched], run_key if exact else None
+    return rows, matched, run_key if exact else None
 
 
 def _lookup_exact(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,

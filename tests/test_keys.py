@@ -142,3 +142,48 @@ def test_id_columns_checked_once_yet_an_edited_frame_is_checked_again():
     run.loc[1, "doc_id"] = "a"  # now retrieved twice for q1: the new column is checked
     with pytest.raises(ValueError, match="document 'a' is retrieved twice for query 'q1'"):
         rk.evaluate(qrels, run, ["P@2"])
+
+
+def fresh_copy(frame: pd.DataFrame) -> pd.DataFrame:
+    """The same rows in new Arrow arrays: nothing any cache remembers."""
+    return pd.DataFrame({c: frame[c].tolist() for c in frame.columns}).astype(
+        {c: frame[c].dtype for c in frame.columns})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(QUERIES, IDS, st.integers(-1, 3)), max_size=25, unique_by=lambda t: t[:2]),
+       st.lists(st.tuples(QUERIES, IDS), min_size=1, max_size=25, unique=True),
+       st.lists(st.lists(st.integers(0, 3), min_size=25, max_size=25), min_size=2, max_size=4),
+       st.sampled_from(join.TIES), st.booleans())
+def test_a_sweep_is_looked_up_once_and_equals_fresh_evaluations(qrels_rows, run_rows, sweep, ties, judged_only):
+    qrels = rk.read_qrels(pd.DataFrame(qrels_rows or [("q", "a", 1)], columns=["query_id", "doc_id", "relevance"]))
+    run = rk.read_run(pd.DataFrame([(q, d, 0.0) for q, d in run_rows], columns=["query_id", "doc_id", "score"]))
+    options = {"ties": ties, "judged_only": judged_only}
+    looked_up = []
+    original = join._match
+    join._match = lambda *a: looked_up.append(1) or original(*a)
+    # scores 0-3: many ties, so the tie orders are exercised too
+    systems = [run.assign(score=np.array(scores[:len(run)], dtype=float)) for scores in sweep]
+    try:
+        got = [join.rank_frames(qrels, system, **options) for system in systems]
+    finally:
+        join._match = original
+    assert len(looked_up) == 1  # the sweep's first run only
+    for system, rankings in zip(systems, got):
+        want = join.rank_frames(qrels, fresh_copy(system), **options)
+        for field in ("labels", "judged", "pooled", "lengths", "ideal", "ties"):
+            assert np.array_equal(getattr(rankings, field), getattr(want, field)), field
+
+
+def test_matches_are_not_reused_for_other_queries_and_are_forgotten_with_the_ids():
+    qrels = rk.read_qrels({"q1": {"a": 2, "b": 1}, "q2": {"a": 1}})
+    run = rk.read_run({"q1": {"a": 0.9, "b": 0.8}, "q2": {"c": 0.5}})
+    assert rk.rank(qrels, run).labels.tolist() == [[2.0, 1.0], [0.0, 0.0]]
+    # The same document ids under other queries: the rows differ, so they are looked up again.
+    moved = run.assign(query_id=pd.Categorical(["q2", "q1", "q1"], categories=["q1", "q2"]))
+    assert rk.rank(qrels, moved).labels.tolist() == [[1.0, 0.0], [1.0, 0.0]]  # q1: b, c; q2: a
+    prepared = join._Judgments.of(qrels)[1]
+    assert prepared.matches is not None
+    del run, moved
+    gc.collect()
+    assert prepared.matches is None  # gone with the run's document ids
