@@ -160,6 +160,21 @@ def test_rank_sum_is_left_to_right():
     assert list(_numerics.query_sum(x.T)) == [0.0, (0.1 + 0.2) + 0.3]
 
 
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_query_sum_adds_queries_in_order_in_either_memory_layout(layout):
+    rng = np.random.default_rng(7)
+    values = rng.standard_normal((300, 5)) * 10.0 ** rng.integers(-8, 9, (300, 5))  # sums sensitive to order
+    values = np.asarray(values, order=layout)
+    in_order = []
+    for column in values.T:
+        total = 0.0
+        for v in column:  # query 0, 1, 2, ...
+            total += float(v)
+        in_order.append(total)
+    assert list(_numerics.query_sum(values)) == in_order
+    assert list(_numerics.query_mean(values)) == [t / 300 for t in in_order]
+
+
 def test_exact_matmul_is_the_rounded_exact_sum():
     from fractions import Fraction
 
