@@ -424,7 +424,7 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
         if series.isna().any():
             row = _plain(series.index[series.isna().to_numpy()][0])
             raise ValueError(f"{what}: {col} is missing in row {row!r}")
-    arrays, seen = _seen(df[query], df[doc])
+    token, seen = _seen(df[query], df[doc])
     ids = [seen if seen is not None else _query_column(df[query]), _doc_column(df[doc])]
     raw = df[value]
     try:
@@ -439,36 +439,61 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
     _check_values(out, kind, where=what)
     if seen is None:
         _check_duplicates(out, kind, where=what)
-        _remember(arrays, out.query_id)
+        _remember(token, out.query_id)
     return out
 
 
-# Id columns seen before: (query ids, document ids) as two Arrow arrays -> the query
-# Categorical built from them, whose (query, document) pairs passed the duplicate check.
-# Arrow arrays are immutable, so the same two arrays need neither again: the runs of a
-# sweep (``run.assign(score=...)``) share them. Forgotten with either array.
-_SEEN: dict[tuple[int, int], tuple[weakref.ref, weakref.ref, pd.Series]] = {}
+# Id columns seen before, whose (query, document) pairs passed the duplicate check, with the
+# query Categorical built from them. Arrow arrays are immutable, so the same arrays need
+# neither again: the runs of a sweep (``run.assign(score=...)``) share them, and so do the
+# evaluations of one judgments frame. Keyed by the document ids' array (forgotten with it);
+# the query ids are the same Arrow array, or a Categorical with equal categories and codes
+# (a frame the readers returned, given back to them).
+_SEEN: dict[int, tuple[weakref.ref, Any, pd.Series]] = {}  # id(docs) -> (docs, query token, Categorical)
+
+
+def _query_token(query: pd.Series) -> Any:
+    """What identifies a query column: its Arrow array, or a Categorical's (categories, codes)."""
+    if isinstance(query.array, pd.arrays.ArrowStringArray):
+        return arrow_strings(query)
+    if isinstance(query.dtype, pd.CategoricalDtype):
+        return query.cat.categories, np.asarray(query.cat.codes)
+    return None
+
+
+def _same_queries(token: Any, seen: Any) -> bool:
+    """Is ``token`` (:func:`_query_token`) the one remembered as ``seen``?"""
+    if isinstance(token, tuple) and isinstance(seen, tuple):
+        return token[0].equals(seen[0]) and token[0].dtype == seen[0].dtype and np.array_equal(token[1], seen[1])
+    return isinstance(seen, weakref.ref) and seen() is token
 
 
 def _seen(query: pd.Series, doc: pd.Series) -> tuple[tuple | None, pd.Series | None]:
-    """The two id columns as Arrow arrays (None unless both are Arrow strings) and, if they
-    were seen before, the query Categorical built then (else None)."""
-    if not all(isinstance(c.array, pd.arrays.ArrowStringArray) for c in (query, doc)):
+    """``(token, categorical)``: what :func:`_remember` needs (None unless the document ids
+    are Arrow strings and the query ids Arrow strings or a Categorical) and, if these id
+    columns were seen before, the query Categorical built then (else None)."""
+    token = _query_token(query) if isinstance(doc.array, pd.arrays.ArrowStringArray) else None
+    if token is None:
         return None, None
-    arrays = (arrow_strings(query), arrow_strings(doc))
-    hit = _SEEN.get((id(arrays[0]), id(arrays[1])))
-    if hit is not None and hit[0]() is arrays[0] and hit[1]() is arrays[1]:
-        return arrays, hit[2]
-    return arrays, None
+    docs = arrow_strings(doc)
+    hit = _SEEN.get(id(docs))
+    if hit is not None and hit[0]() is docs and _same_queries(token, hit[1]):
+        return (token, docs), hit[2]
+    return (token, docs), None
 
 
-def _remember(arrays: tuple | None, query_ids: pd.Series) -> None:
-    if arrays is None:
+def _remember(seen: tuple | None, query_ids: pd.Series) -> None:
+    if seen is None:
         return
-    key = (id(arrays[0]), id(arrays[1]))
-    _SEEN[key] = (weakref.ref(arrays[0]), weakref.ref(arrays[1]), query_ids)
-    for arr in arrays:
-        weakref.finalize(arr, _SEEN.pop, key, None)
+    token, docs = seen
+    # A Categorical can change in place: keep its codes as they were. An Arrow array cannot.
+    token = (token[0], token[1].copy()) if isinstance(token, tuple) else weakref.ref(token)
+    key = id(docs)
+
+    def forget(ref: weakref.ref) -> None:
+        if key in _SEEN and _SEEN[key][0] is ref:
+            del _SEEN[key]
+    _SEEN[key] = (weakref.ref(docs, forget), token, query_ids)
 
 
 def _query_column(series: pd.Series) -> pd.Series | pa.ChunkedArray:

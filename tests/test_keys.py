@@ -187,3 +187,20 @@ def test_matches_are_not_reused_for_other_queries_and_are_forgotten_with_the_ids
     del run, moved
     gc.collect()
     assert prepared.matches is None  # gone with the run's document ids
+
+
+def test_a_frame_the_readers_returned_is_checked_once_yet_an_edit_in_place_is_checked_again(monkeypatch):
+    qrels = rk.read_qrels(pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"],
+                                        "relevance": [1, 0, 2]}))
+    assert isinstance(qrels.query_id.dtype, pd.CategoricalDtype)  # the readers' query column
+    checked = []
+    original = rk.io._check_duplicates
+    monkeypatch.setattr(rk.io, "_check_duplicates", lambda *a, **k: checked.append(1) or original(*a, **k))
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"a": 1.0}}
+    first = rk.evaluate(qrels, run, ["AP"])
+    for _ in range(3):  # compare's judgments, given to evaluate once per run
+        pd.testing.assert_frame_equal(rk.evaluate(qrels, run, ["AP"]), first)
+    assert len(checked) == 1  # the judgments' frame once (a dict run needs no check)
+    qrels.loc[2, "query_id"] = "q1"  # the Categorical's codes change in place: a now twice for q1
+    with pytest.raises(ValueError, match="document 'a' is judged twice for query 'q1'"):
+        rk.evaluate(qrels, run, ["AP"])
