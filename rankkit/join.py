@@ -14,7 +14,9 @@ each a function below, in this order (trec_eval does the same work in ``form_res
 
 The judgments' side of steps 3 and 6 depends on the judgments alone; it is prepared once
 (:class:`_Judgments`) and reused while the same judgments are evaluated again (the runs of a
-``compare``, a sweep). Arrays as long as the run (40-80 MB each at 10 million lines) are
+``compare``, a sweep). Which of a run's rows have a judgment depends on its ids, not its
+scores: the judgments also remember the last run's query rows and matches, so the next run
+with the same id columns (a sweep: ``run.assign(score=...)``) is only ordered again. Arrays as long as the run (40-80 MB each at 10 million lines) are
 freed (``del``) as soon as they are used: that sets the peak memory.
 """
 
