@@ -9,10 +9,15 @@ In a notebook, end the call with ``;``::
     from rankkit import explore
     explore.rbp_err([3, 0, 2, 1, 0]);
 
-The static figure is displayed first, so a notebook rendered to HTML (no widget front end)
-and nbval's comparison of stored outputs stay deterministic: nbval does not compare the
-``application/vnd.jupyter.widget-view+json`` output (its model ids are random), and the
-widget's ``text/plain`` form holds only the initial values. ipywidgets is imported only
+An explorer is displayed as **one** output holding both forms of it: the widget
+(``application/vnd.jupyter.widget-view+json``, whose figure follows the controls) and the
+static figure (``image/png``, with the explorer's one-line repr as ``text/plain``). A front
+end shows one of the two, never both: JupyterLab running the notebook shows the widget; a
+page rendered to HTML without widget state, an untrusted notebook or a viewer without
+widgets shows the PNG. (Two outputs, a PNG and then the widget, showed the figure twice
+wherever widgets work: once as the PNG, once inside the widget.) nbval compares neither
+the PNG nor the widget view (model ids are random), only the ``text/plain``, which holds
+the initial values, so stored outputs stay deterministic. ipywidgets is imported only
 when an explorer is displayed; ``import rankkit`` and ``import rankkit.explore`` never
 need it (nor pyplot: the figures are plain :class:`matplotlib.figure.Figure` objects).
 
@@ -81,23 +86,29 @@ def _png(fig) -> bytes:
     return buffer.getvalue()
 
 
-def _display(obj) -> None:
+def _bundle(explorer: "Explorer") -> dict:
+    """The one output an explorer displays: its static figure, and its widget when there is one.
+
+    Front ends render the richest type they can: the widget where widgets work, else the
+    PNG (its ``text/plain`` is the explorer's repr, for a terminal). A bare Figure has no
+    display formatter unless pyplot's inline backend happens to be active, so the PNG is
+    made here.
+    """
+    bundle = {"image/png": explorer.figure_png(), "text/plain": repr(explorer)}
+    if explorer.widget is not None:
+        view = explorer.widget._repr_mimebundle_()
+        view = view[0] if isinstance(view, tuple) else view
+        bundle[_WIDGET_VIEW] = view[_WIDGET_VIEW]
+    return bundle
+
+
+def _display(bundle: dict) -> None:
     from IPython.display import display
 
-    if hasattr(obj, "savefig"):
-        # the PNG ourselves: a bare Figure has no display formatter unless pyplot's inline
-        # backend happens to be active; text/plain is the Figure's usual repr
-        display({"image/png": _png(obj), "text/plain": repr(obj)}, raw=True)
-    else:
-        # the widget's view, with a text form for readers without a widget front end (an
-        # HTML rendering, a terminal) instead of its long repr
-        bundle = obj._repr_mimebundle_()
-        bundle = dict(bundle[0] if isinstance(bundle, tuple) else bundle)
-        bundle["text/plain"] = _NO_FRONT_END
-        display(bundle, raw=True)
+    display(bundle, raw=True)
 
 
-_NO_FRONT_END = "(live controls for the figure above: run the notebook in Jupyter to move them)"
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def _table(values: dict[str, float]) -> str:
@@ -132,6 +143,13 @@ class Explorer:
         self.widget = None
         self._html = None
         self._image = None
+        self._png = None
+
+    def figure_png(self) -> bytes:
+        """The static figure as PNG bytes, rendered once (the output and the widget share them)."""
+        if self._png is None:
+            self._png = _png(self.figure)
+        return self._png
 
     def __repr__(self) -> str:
         state = ", ".join(f"{k}={v!r}" for k, v in self.state.items())
@@ -161,19 +179,18 @@ class Explorer:
 
     def _attach(self, controls: list, ipywidgets) -> None:
         self._html = ipywidgets.HTML(value=_table(self.values))
-        self._image = ipywidgets.Image(value=_png(self.figure), format="png")
+        self._image = ipywidgets.Image(value=self.figure_png(), format="png")
         self.widget = ipywidgets.VBox([*controls, self._html, self._image])
 
 
 def _show(explorer: Explorer, show: bool, build_controls: Callable[[Any], list]) -> Explorer:
     if not show:
         return explorer
-    _display(explorer.figure)
     if widgets_available():
         import ipywidgets
 
         explorer._attach(build_controls(ipywidgets), ipywidgets)
-        _display(explorer.widget)
+    _display(_bundle(explorer))  # one output: the widget or, without widgets, the figure
     return explorer
 
 

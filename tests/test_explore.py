@@ -137,15 +137,76 @@ def test_errors(call, match):
         call()
 
 
-def test_show_displays_the_static_figure_then_the_widget(monkeypatch):
+def figures_shown(bundles, widget, front_end_has_widgets):
+    """How many copies of a figure a front end shows for these displayed bundles: it renders
+    the widget view when it has widgets and the bundle has one (a figure per Image widget in
+    ``widget``, the explorer's), else the PNG."""
+    count = 0
+    for bundle in bundles:
+        if front_end_has_widgets and "application/vnd.jupyter.widget-view+json" in bundle:
+            assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
+            count += sum(1 for w in widget_tree(widget) if type(w).__name__ == "Image")
+        else:
+            count += "image/png" in bundle
+    return count
+
+
+def widget_tree(widget):
+    stack = [widget]
+    while stack:
+        w = stack.pop()
+        yield w
+        stack.extend(getattr(w, "children", ()))
+
+
+@pytest.mark.parametrize("make", [lambda: explore.rbp_err(LABELS, p=0.5), lambda: explore.cutoffs(LABELS, k=2),
+                                  lambda: explore.reorder([0, 2, 1])], ids=["rbp_err", "cutoffs", "reorder"])
+def test_show_displays_one_output_and_one_figure(monkeypatch, make):
+    """One output holding the PNG and the widget view: a front end shows the figure once, with
+    widgets (inside the widget) or without (the PNG). A PNG output followed by the widget showed
+    it twice wherever widgets work."""
+    import IPython.display
+
     shown = []
-    monkeypatch.setattr(explore, "_display", shown.append)
-    ex = explore.cutoffs(LABELS, k=2)
-    assert shown[0] is ex.figure
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False: shown.append(obj))
+    ex = make()
+    assert len(shown) == 1
+    (bundle,) = shown
+    assert bundle["image/png"] == ex.figure_png() and bundle["image/png"].startswith(b"\x89PNG")
+    assert bundle["text/plain"] == repr(ex)   # one line with the initial values, not a widget repr
+    assert figures_shown(shown, ex.widget, front_end_has_widgets=False) == 1
     if explore.widgets_available():
-        assert shown[1:] == [ex.widget]
+        assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.widget.model_id
+        assert ex._image.value == bundle["image/png"]   # the widget starts from the same picture
+        assert figures_shown(shown, ex.widget, front_end_has_widgets=True) == 1
     else:
-        assert shown[1:] == [] and ex.widget is None
+        assert set(bundle) == {"image/png", "text/plain"} and ex.widget is None
+
+
+def test_executed_notebook_has_one_output_per_explorer(tmp_path, monkeypatch):
+    """What nbconvert and nbval store: each explorer cell has exactly one output, one image/png."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    from pathlib import Path
+    import os
+
+    root = str(Path(explore.__file__).resolve().parents[1])   # the kernel imports this rankkit
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    cells = ["%matplotlib inline\nfrom rankkit import explore",
+             "ex = explore.rbp_err([3, 0, 2, 1], p=0.5);",
+             "ex = explore.cutoffs([1, 0, 1, 0], k=2);",
+             "ex = explore.reorder([0, 2, 1])",
+             "import rankkit; print(rankkit.__file__)"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert nb.cells[-1].outputs[0]["text"].strip().startswith(root)
+    for cell in nb.cells[1:4]:
+        assert len(cell.outputs) == 1, cell.source
+        (output,) = cell.outputs
+        assert output["output_type"] == "display_data" and "image/png" in output["data"]
+        assert output["data"]["text/plain"].startswith(f"<{cell.source.split('.')[1].split('(')[0]} explorer: ")
 
 
 def test_widget_callbacks_update_the_numbers_and_the_picture():
@@ -187,16 +248,3 @@ def test_widget_callbacks_update_the_numbers_and_the_picture():
         assert ex.state["order"] == [2, 1, 0] and "order must name each document once" in ex._html.value
     finally:
         module._display = original
-
-
-def test_widget_text_form_is_one_line_not_its_repr(monkeypatch):
-    """An HTML rendering shows a widget's text/plain: one sentence, not ``VBox(children=...``."""
-    pytest.importorskip("ipywidgets")
-    import IPython.display
-
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False: shown.append(obj))
-    explore.cutoffs(LABELS, k=2)
-    widget_bundle = shown[1]
-    assert widget_bundle["text/plain"] == "(live controls for the figure above: run the notebook in Jupyter to move them)"
-    assert "application/vnd.jupyter.widget-view+json" in widget_bundle
