@@ -464,8 +464,16 @@ def _query_token(query: pd.Series) -> Any:
 def _same_queries(token: Any, seen: Any) -> bool:
     """Is ``token`` (:func:`_query_token`) the one remembered as ``seen``?"""
     if isinstance(token, tuple) and isinstance(seen, tuple):
-        return token[0].equals(seen[0]) and token[0].dtype == seen[0].dtype and np.array_equal(token[1], seen[1])
+        return _same_categories(token[0], seen[0]) and np.array_equal(token[1], seen[1])
     return isinstance(seen, weakref.ref) and seen() is token
+
+
+def _same_categories(a: pd.Index, b: pd.Index) -> bool:
+    """Equal categories of equal types: ``1``, ``1.0`` and ``True`` are equal in Python but
+    become the query ids ``"1"``, ``"1.0"`` and ``"True"``."""
+    if a.dtype != b.dtype or not a.equals(b):
+        return False
+    return a.dtype != object or all(type(x) is type(y) for x, y in zip(a, b))
 
 
 def _seen(query: pd.Series, doc: pd.Series) -> tuple[tuple | None, pd.Series | None]:
@@ -491,8 +499,8 @@ def _remember(seen: tuple | None, query_ids: pd.Series) -> None:
     key = id(docs)
 
     def forget(ref: weakref.ref) -> None:
-        if key in _SEEN and _SEEN[key][0] is ref:
-            del _SEEN[key]
+        if _SEEN.get(key, (None,))[0] is ref:
+            _SEEN.pop(key, None)
     _SEEN[key] = (weakref.ref(docs, forget), token, query_ids)
 
 

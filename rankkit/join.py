@@ -147,7 +147,7 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", 
     del run  # a frame read here (from a path) frees its query and score columns
     ordered = _order_run(run_rows, scores, len(query_ids))
     del scores
-    rows, grade, exact_keys = _match_judgments(ordered, run_rows, run_ids, qrels_ids, judgments, judged_rows)
+    rows, grade, exact_keys = _match_judgments(ordered, query_ids, run_rows, run_ids, qrels_ids, judgments, judged_rows)
     del run_rows
     if not ordered.start.all():
         rows = _break_ties(ordered, rows, grade, ties, run_ids, exact_keys)
@@ -176,6 +176,16 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", 
 
 # --------------------------------------------------------------------------- 1. query rows
 
+class _QueryRows(NamedTuple):
+    """Step 1 for one run's query ids (``in_run``, its categories): every query id in
+    trec_eval's order (``ids``), the row of each run category and of each judged query."""
+
+    in_run: list
+    ids: list
+    row_of_category: np.ndarray
+    judged_rows: np.ndarray
+
+
 def _query_rows(run_queries: pd.Series, judgments: "_Judgments") -> tuple[list, np.ndarray, np.ndarray]:
     """``(ids, run_rows, judged_rows)``: the queries of the run or the judgments, sorted as
     trec_eval sorts them (by bytes); the row of each run line's query; the row of each
@@ -184,14 +194,13 @@ def _query_rows(run_queries: pd.Series, judgments: "_Judgments") -> tuple[list, 
     codes = np.asarray(run_queries.cat.codes)
     in_run = run_queries.cat.categories.tolist()
     last = judgments.query_rows
-    if last is None or last[0] != in_run:
+    if last is None or last.in_run != in_run:
         judged = judgments.names
         ids = sorted(set(in_run) | set(judged), key=id_bytes)
         row_of = {q: i for i, q in enumerate(ids)}
-        rows_of_codes = np.array([row_of[q] for q in in_run], dtype=np.int32)
-        judgments.query_rows = last = in_run, ids, rows_of_codes, np.array([row_of[q] for q in judged], dtype=np.int64)
-    _, ids, rows_of_codes, judged_rows = last
-    return ids, rows_of_codes[codes], judged_rows
+        last = judgments.query_rows = _QueryRows(in_run, ids, np.array([row_of[q] for q in in_run], dtype=np.int32),
+                                                 np.array([row_of[q] for q in judged], dtype=np.int64))
+    return last.ids, last.row_of_category[codes], last.judged_rows
 
 
 # --------------------------------------------------------------------------- 2. order the run
@@ -363,8 +372,8 @@ class _Judgments:
         self.keys, self.longest = doc_keys(ids)
         self._index: _Index | None = None
         self._ideal: tuple[np.ndarray, np.ndarray] | None = None
-        # Step 1's rows for the last run's query ids: (their ids, all ids, row per code, judged rows)
-        self.query_rows: tuple[list, list, np.ndarray, np.ndarray] | None = None
+        # Step 1 for the last run's query ids
+        self.query_rows: _QueryRows | None = None
         # Step 3's matches of the last run (see _Matches)
         self.matches: _Matches | None = None
 
@@ -391,13 +400,10 @@ class _Judgments:
             cls._last = None
 
     def remember(self, matches: "_Matches") -> None:
-        """Keep the matches of a run until the next run, or until its document ids go."""
+        """Keep the matches of a run until the next run, or until its document ids go
+        (weak references both ways: neither keeps the other alive)."""
         self.matches = matches
-        weakref.finalize(matches.ids(), self._forget_matches, weakref.ref(matches))
-
-    def _forget_matches(self, matches: weakref.ref) -> None:
-        if self.matches is not None and self.matches is matches():
-            self.matches = None
+        weakref.finalize(matches.ids(), _forget_matches, weakref.ref(self), weakref.ref(matches))
 
     def index(self, keys: np.ndarray | None = None) -> _Index:
         """The lookup index on this object's document keys (hashed pair keys), kept; or on
@@ -424,8 +430,14 @@ class _Judgments:
         return self._ideal
 
 
-def _match_judgments(ordered: _Ordered, run_rows: np.ndarray, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
-                     judgments: _Judgments, judged_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _forget_matches(judgments: weakref.ref, matches: weakref.ref) -> None:
+    prepared = judgments()
+    if prepared is not None and prepared.matches is not None and prepared.matches is matches():
+        prepared.matches = None
+
+
+def _match_judgments(ordered: _Ordered, query_ids: list, run_rows: np.ndarray, run_ids: pa.ChunkedArray,
+                     qrels_ids: pa.ChunkedArray, judgments: _Judgments, judged_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(rows, grade, exact_keys)``: the positions of the ordered run that have a judgment
     (ascending), the label of each (below 0: "pooled but not judged"), and the run's
     document keys when they are the ids themselves (for :func:`_break_ties`), else None.
@@ -436,27 +448,31 @@ def _match_judgments(ordered: _Ordered, run_rows: np.ndarray, run_ids: pa.Chunke
     id columns, are looked up once (:class:`_Matches`).
     """
     known = judgments.matches
-    if known is not None and known.same_run(run_ids, run_rows):
+    if known is not None and known.same_run(run_ids, query_ids, run_rows):
         rows, matched = known.positions(ordered.order)
         return rows, judgments.grades[matched], doc_keys(run_ids)[0] if known.exact else None
     rows, matched, exact_keys = _match(ordered, run_ids, qrels_ids, judgments, judged_rows)
-    judgments.remember(_Matches(run_ids, run_rows, ordered.order[rows], matched, exact_keys is not None))
+    judgments.remember(_Matches(run_ids, query_ids, run_rows, ordered.order[rows], matched, exact_keys is not None))
     return rows, judgments.grades[matched], exact_keys
 
 
 class _Matches:
     """The matches of one run's rows, remembered by its judgments (:class:`_Judgments`) for
-    the next run with the same document ids (the same Arrow array) and query rows: the
-    input rows that have a judgment, ascending by position in that run's order, and the
-    judgment row of each. Forgotten with the document ids."""
+    the next run with the same document ids (the same Arrow array), the same query ids in
+    the same rows: the input rows that have a judgment, ascending by position in that
+    run's order, and the judgment row of each. Forgotten with the document ids."""
 
-    def __init__(self, run_ids: pa.ChunkedArray, run_rows: np.ndarray, input_rows: np.ndarray,
+    def __init__(self, run_ids: pa.ChunkedArray, query_ids: list, run_rows: np.ndarray, input_rows: np.ndarray,
                  matched: np.ndarray, exact: bool):
         self.ids = weakref.ref(run_ids)
-        self.run_rows, self.input_rows, self.matched, self.exact = run_rows, input_rows, matched, exact
+        self.query_ids, self.run_rows = query_ids, run_rows
+        self.input_rows, self.matched, self.exact = input_rows, matched, exact
 
-    def same_run(self, run_ids: pa.ChunkedArray, run_rows: np.ndarray) -> bool:
-        return self.ids() is run_ids and np.array_equal(self.run_rows, run_rows)
+    def same_run(self, run_ids: pa.ChunkedArray, query_ids: list, run_rows: np.ndarray) -> bool:
+        """The same document ids, and every row the same query: row numbers alone are not
+        enough (another query may take a row's number)."""
+        return (self.ids() is run_ids and self.query_ids == query_ids
+                and np.array_equal(self.run_rows, run_rows))
 
     def positions(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, matched)`` in a new ``order`` of the same rows: ascending positions."""

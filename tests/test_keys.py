@@ -7,6 +7,7 @@ The join is checked against an independent reference: pyarrow's own hash join
 from __future__ import annotations
 
 import gc
+import weakref
 import warnings
 
 import numpy as np
@@ -204,3 +205,31 @@ def test_a_frame_the_readers_returned_is_checked_once_yet_an_edit_in_place_is_ch
     qrels.loc[2, "query_id"] = "q1"  # the Categorical's codes change in place: a now twice for q1
     with pytest.raises(ValueError, match="document 'a' is judged twice for query 'q1'"):
         rk.evaluate(qrels, run, ["AP"])
+
+
+def test_matches_are_not_reused_when_another_query_takes_the_same_row():
+    qrels = rk.read_qrels({"b": {"x": 1}})
+    run = rk.read_run({"b": {"x": 1.0}})
+    assert rk.rank(qrels, run).labels.tolist() == [[1.0]]
+    renamed = run.assign(query_id=pd.Categorical(["a"]))  # row 0 is now query "a", which has no judgments
+    assert rk.rank(qrels, renamed).labels.tolist() == [[0.0], [0.0]]  # a: x unjudged; b: not retrieved
+
+
+def test_remembered_matches_keep_no_judgments_alive():
+    run = rk.read_run({"q": {"x": 1.0, "y": 0.5}})
+    prepared = []
+    for label in range(3):  # three judgments frames, one run that outlives them
+        qrels = rk.read_qrels({"q": {"x": label}})
+        rk.rank(qrels, run)
+        prepared.append(weakref.ref(join._Judgments.of(qrels)[1]))
+        del qrels
+    gc.collect()
+    assert [p() for p in prepared] == [None, None, None]
+
+
+def test_a_categorical_of_other_types_is_not_taken_for_the_one_seen():
+    frame = pd.DataFrame({"query_id": pd.Categorical([1, "z"]), "doc_id": pd.array(["x", "y"], dtype="str"),
+                          "score": [1.0, 2.0]})
+    assert rk.read_run(frame).query_id.tolist() == ["1", "z"]
+    other = frame.assign(query_id=pd.Categorical([1.0, "z"]))  # 1.0 == 1 in Python, but another id
+    assert rk.read_run(other).query_id.tolist() == ["1.0", "z"]
