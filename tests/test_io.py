@@ -241,6 +241,31 @@ class TestBadInput:
         with pytest.raises(ValueError, match="document 'a-long-document-id' is judged twice for query 'q'"):
             read_qrels(frame)
 
+    def test_duplicate_check_confirms_shared_keys_on_the_ids(self, monkeypatch):
+        # With a zero multiplier every document of a query gets the query's key: all rows
+        # are suspects, and only a document really listed twice may be reported.
+        import rankkit._keys
+
+        monkeypatch.setattr(rankkit._keys, "GOLD", np.uint64(0))
+        run = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q1", "q2"], "doc_id": ["a", "b", "a", "c", "b"],
+                            "score": [3.0, 2.0, 1.0, 0.5, 0.2]})
+        assert len(read_run(run)) == 5
+        twice = pd.concat([run, run.iloc[[3]]], ignore_index=True)
+        with pytest.raises(ValueError, match="document 'c' is retrieved twice for query 'q1'"):
+            read_run(twice)
+
+    @settings(max_examples=50)
+    @given(st.lists(st.tuples(st.sampled_from(["1", "2", "10", "q"]), st.sampled_from(["a", "b", "doc-id-longer-than-8"])),
+                    min_size=1, max_size=12))
+    def test_duplicate_check_finds_exactly_the_repeated_pairs(self, rows):
+        # In any row order (grouped by query or not), against pandas' own duplicated().
+        run = pd.DataFrame(rows, columns=["query_id", "doc_id"]).assign(score=1.0)
+        if run.duplicated(["query_id", "doc_id"]).any():
+            with pytest.raises(ValueError, match="is retrieved twice"):
+                read_run(run)
+        else:
+            assert len(read_run(run)) == len(run)
+
     def test_same_document_in_two_queries_is_fine(self):
         df = read_qrels({"q1": {"d": 1}, "q2": {"d": 0}})
         assert len(df) == 2
