@@ -771,7 +771,7 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
 
 def _pair_keys(df: pd.DataFrame, keys: np.ndarray) -> np.ndarray:
     """One key per row of ``df``: its query and document together (:func:`rankkit._keys.pair_keys`)."""
-    return pair_keys(np.asarray(df.query_id.cat.codes), len(df.query_id.cat.categories), keys)
+    return pair_keys(np.asarray(df.query_id.cat.codes), keys.copy(), len(df.query_id.cat.categories))
 
 
 

@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._keys import GOLD, arrow_ids, doc_keys, id_bytes, keys_are_ids, query_index, same_ids, string_keys, take, word_count
+from ._keys import arrow_ids, doc_keys, id_bytes, keys_are_ids, pair_keys, query_index, same_ids, string_keys, take, word_count
 from ._validation import check_k, check_option, check_rel
 from .io import read_qrels, read_run
 from .rankings import Rankings
@@ -295,19 +295,6 @@ class _Index(NamedTuple):
     hashed: bool
 
 
-def _pair_key(codes: np.ndarray, doc_key: np.ndarray, n: int, hashed: bool) -> np.ndarray:
-    """Query code ``codes`` (< n) in the high bits, ``doc_key`` (consumed: changed in place)
-    in the low bits; multiplied by an odd constant first when ``hashed``, which spreads every
-    byte of the id over the bits kept."""
-    qbits = max(1, (n - 1).bit_length())
-    if hashed:
-        with np.errstate(over="ignore"):
-            doc_key *= GOLD
-        doc_key >>= np.uint64(qbits)
-    doc_key |= codes.astype(np.uint64) << np.uint64(64 - qbits)
-    return doc_key
-
-
 def _bucket(key: np.ndarray, bits: int) -> np.ndarray:
     with np.errstate(over="ignore"):
         return (key * _MIX2) >> np.uint64(64 - bits)
@@ -315,7 +302,7 @@ def _bucket(key: np.ndarray, bits: int) -> np.ndarray:
 
 def _index(codes: np.ndarray, doc_key: np.ndarray, n: int, hashed: bool) -> _Index:
     """The :class:`_Index` of judgments with query codes ``codes`` (< n) and document keys."""
-    key = _pair_key(codes, doc_key.copy(), n, hashed)
+    key = pair_keys(codes, doc_key.copy(), n, hashed)
     bits = int(np.clip(int(len(key)).bit_length() + 3, 10, 28))
     maybe = np.zeros(1 << bits, dtype=bool)
     maybe[_bucket(key, bits)] = True
@@ -349,7 +336,7 @@ def _lookup(ordered: _Ordered, run_key: np.ndarray, code_of: np.ndarray, index: 
         if a == b:
             continue
         judgments = index.keys[a:b]
-        key = _pair_key(np.maximum(codes, 0), run_key[ordered.order[lo:hi]], n, index.hashed)
+        key = pair_keys(np.maximum(codes, 0), run_key[ordered.order[lo:hi]], n, index.hashed)
         candidates = np.flatnonzero(index.maybe[_bucket(key, bits)] & judged)
         key = key[candidates]
         pos = np.searchsorted(judgments, key)

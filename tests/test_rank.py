@@ -191,9 +191,7 @@ def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
 def test_pair_key_collisions_of_short_ids_fall_back_too(monkeypatch):
     # Short ids are their own keys, but the pair key keeps only part of them: with a zero
     # multiplier every document of a query shares one pair key, and the check must notice.
-    import rankkit.join
-
-    monkeypatch.setattr(rankkit.join, "GOLD", np.uint64(0))
+    monkeypatch.setattr(rankkit._keys, "GOLD", np.uint64(0))
     qrels = {"q1": {"a": 1, "b": 2, "c": 0}, "q2": {"a": 3}}
     run = {"q1": {"c": 3.0, "b": 2.0, "z": 1.0}, "q2": {"a": 1.0, "y": 0.5}}
     assert_matches(rank(qrels, run), qrels, run)
