@@ -259,7 +259,7 @@ def test_block_size_follows_the_bound():
     now = stream._resident()
     assert now > 10 * 2**20
     assert stream.block_size(1) == stream._MIN_BLOCK
-    assert stream.block_size(now + 600 * 2**20) == int(600 * 2**20 / stream._PEAK_PER_BYTE)
+    assert stream.block_size(now + 600 * 2**20) == int(600 * 2**20 / (stream._PEAK_PER_BYTE + stream._AHEAD_PER_BYTE))
 
 
 def test_cli_memory_option_prints_the_same_bytes(tmp_path, tiny_blocks, capsys):
@@ -288,3 +288,51 @@ def test_progress_shows_the_bytes_read(tmp_path, tiny_blocks, capsys, monkeypatc
     assert "run.txt: evaluating: 100.0% of 0 MB" in err and err.endswith("\r\033[K")
     quiet(rk.evaluate, QRELS, path, SPECS, memory=1)
     assert capsys.readouterr().err == ""  # off by default
+
+
+# --------------------------------------------------------------------------- reading ahead
+
+def _counted(n, pulled, fail_at=None):
+    for i in range(n):
+        if i == fail_at:
+            raise ValueError(f"bad line in block {i}")
+        pulled.append(i)
+        yield pd.DataFrame({"block": [i]})
+
+
+def _reader_threads():
+    import threading
+    return [t for t in threading.enumerate() if t.name == "rankkit-read-ahead"]
+
+
+def test_read_ahead_reads_one_frame_ahead_and_no_more():
+    import time
+    pulled = []
+    boxes = stream._read_ahead(_counted(5, pulled))
+    seen = []
+    for box in boxes:
+        frame = box.pop()
+        assert box == []  # the caller holds the only reference
+        time.sleep(0.05)  # the reader has the time to run ahead, if it would
+        assert len(pulled) <= frame.block[0] + 2
+        seen.append(frame.block[0])
+    assert seen == [0, 1, 2, 3, 4] and pulled == seen
+    assert not _reader_threads()
+
+
+def test_read_ahead_raises_the_readers_error_after_the_frames_before_it():
+    seen = []
+    with pytest.raises(ValueError, match="bad line in block 2"):
+        for box in stream._read_ahead(_counted(5, [], fail_at=2)):
+            seen.append(box.pop().block[0])
+    assert seen == [0, 1]
+    assert not _reader_threads()
+
+
+def test_read_ahead_stops_its_thread_when_the_caller_stops():
+    pulled = []
+    boxes = stream._read_ahead(_counted(100, pulled))
+    next(boxes)
+    boxes.close()
+    assert not _reader_threads()
+    assert len(pulled) <= 2
