@@ -82,15 +82,15 @@ def has_common(qrels, lines):
 
 @settings(max_examples=60, deadline=None)
 @given(data=runs(), shuffle=st.booleans(), size=st.sampled_from([1, 40, 200, 10_000]),
-       queries=st.sampled_from(["run", "qrels"]), seed=st.integers(0, 2**16))
-def test_streaming_equals_in_memory(tmp_path_factory, data, shuffle, size, queries, seed):
+       queries=st.sampled_from(["run", "qrels"]), seed=st.integers(0, 2**16), ahead=st.booleans())
+def test_streaming_equals_in_memory(tmp_path_factory, data, shuffle, size, queries, seed, ahead):
     qrels, lines = data
     if shuffle:
         np.random.default_rng(seed).shuffle(lines)
     path = tmp_path_factory.mktemp("run") / "run.txt"
     path.write_text(run_text(lines))
-    old = stream._MIN_BLOCK
-    stream._MIN_BLOCK = size
+    old, old_ahead = stream._MIN_BLOCK, stream._reads_ahead
+    stream._MIN_BLOCK, stream._reads_ahead = size, (lambda memory: ahead)  # tiny blocks, read ahead or not
     try:
         if not has_common(qrels, lines):
             with pytest.raises(ValueError, match="no query in common"):
@@ -98,7 +98,7 @@ def test_streaming_equals_in_memory(tmp_path_factory, data, shuffle, size, queri
             return
         got, got_warnings = quiet(rk.evaluate, qrels, path, SPECS, queries=queries, memory=1)
     finally:
-        stream._MIN_BLOCK = old
+        stream._MIN_BLOCK, stream._reads_ahead = old, old_ahead
     want, want_warnings = in_memory(qrels, path, SPECS, queries=queries)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert got.attrs == want.attrs
@@ -259,7 +259,23 @@ def test_block_size_follows_the_bound():
     now = stream._resident()
     assert now > 10 * 2**20
     assert stream.block_size(1) == stream._MIN_BLOCK
-    assert stream.block_size(now + 600 * 2**20) == int(600 * 2**20 / (stream._PEAK_PER_BYTE + stream._AHEAD_PER_BYTE))
+    assert stream.block_size(now + 600 * 2**20) == int(600 * 2**20 / stream._PEAK_PER_BYTE)
+    assert stream.block_size(now + 600 * 2**20, ahead=True) == int(
+        600 * 2**20 / (stream._PEAK_PER_BYTE + stream._AHEAD_PER_BYTE))
+
+
+def test_reads_ahead_only_where_the_bound_leaves_room_for_two_blocks(tmp_path, monkeypatch):
+    now = stream._resident()
+    assert stream._reads_ahead(None) and stream._reads_ahead(now + 2**30)
+    assert not stream._reads_ahead(now + 100 * 2**20)  # less than 16 MiB x 12
+    used = []
+    monkeypatch.setattr(stream, "_read_ahead", lambda frames: used.append(1) or stream._boxed(frames))
+    path = tmp_path / "run.txt"
+    path.write_text(run_text(GROUPED))
+    quiet(rk.evaluate, QRELS, path, SPECS, memory=1)
+    assert used == []
+    quiet(rk.evaluate, QRELS, path, SPECS, memory=stream._resident() + 2**30)
+    assert used == [1]
 
 
 def test_cli_memory_option_prints_the_same_bytes(tmp_path, tiny_blocks, capsys):
