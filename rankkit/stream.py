@@ -8,8 +8,8 @@ read in blocks of whole lines sized to what the bound leaves after them
 (:func:`rankkit.rank`) and scored, and the per-query tables put together in trec_eval's
 order. Where the bound leaves room for two blocks, a thread reads the next block while one
 is joined (:func:`_read_ahead`). Every per-query value depends only on that query's lines
-and judgments and on the evaluation's settings, so the result is the in-memory one, bit for bit; the ``all`` line
-is aggregated afterwards over the whole table, in the same order.
+and judgments and on the evaluation's settings, so the result is the in-memory one, bit
+for bit; the ``all`` line is aggregated afterwards over the whole table, in the same order.
 
 - A run grouped by query (every line of a query together, in any query order: the usual
   case) is read once: :meth:`rankkit.io.RunFile.grouped`.
