@@ -424,12 +424,13 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
     query, doc, value, is_rank = _find_columns(list(df.columns), kind, columns or {}, what)
     value_col = _FORMATS[kind][0]
     for col in (query, doc):
-        series = df[col]
-        if series.isna().any():
-            row = _plain(series.index[series.isna().to_numpy()][0])
-            raise ValueError(f"{what}: {col} is missing in row {row!r}")
+        if df[col].dtype != object and df[col].isna().any():  # object columns: told as they are converted
+            raise _missing(df[col], col, what)
     token, seen = _seen(df[query], df[doc])
     ids = [seen if seen is not None else _query_column(df[query]), _doc_column(df[doc])]
+    for col, column in zip((query, doc), ids):
+        if column is None:
+            raise _missing(df[col], col, what)
     raw = df[value]
     try:
         values = raw.to_numpy(dtype=np.float64)
@@ -508,27 +509,44 @@ def _remember(seen: tuple | None, query_ids: pd.Series) -> None:
     _SEEN[key] = (weakref.ref(docs, forget), token, query_ids)
 
 
-def _query_column(series: pd.Series) -> pd.Series | pa.ChunkedArray:
+def _missing(series: pd.Series, col: str, what: str) -> ValueError:
+    """The error for an id column with a missing value (None, NaN), naming its first row."""
+    row = _plain(series.index[series.isna().to_numpy()][0])
+    return ValueError(f"{what}: {col} is missing in row {row!r}")
+
+
+def _query_column(series: pd.Series) -> pd.Series | pa.ChunkedArray | None:
     """A query id column, without a Python object per row: Categoricals and integer or
-    object columns through their few distinct values; Arrow strings as they are."""
+    object columns through their few distinct values; Arrow strings as they are. None when
+    an id of an ``object`` column is missing (its factorized code is -1)."""
     if isinstance(series.dtype, pd.CategoricalDtype):
         return _canonical_categories(series)
     if isinstance(series.array, pd.arrays.ArrowStringArray) or isinstance(series.dtype, pd.ArrowDtype):
         return arrow_strings(series)  # dictionary-encoded by Arrow in _query_series
     codes, uniques = pd.factorize(series)
+    if len(codes) and codes.min() < 0:
+        return None
     categories = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
     return _canonical_categories(pd.Series(pd.Categorical.from_codes(codes, categories)), all_used=True)
 
 
-def _doc_column(series: pd.Series) -> pd.Series | pa.ChunkedArray:
+def _doc_column(series: pd.Series) -> pd.Series | pa.ChunkedArray | None:
     """A document id column: the column itself when it already has the readers' dtype (no
     copy, and its document keys are built once: see :func:`rankkit._keys.doc_keys`);
-    integers through their distinct values; anything else as Arrow text."""
+    integers through their distinct values; anything else as Arrow text. None when an id
+    of an ``object`` column is missing: Arrow finds None and NaN as it converts ``str``
+    objects (a separate ``isna`` pass would cost as much as the conversion)."""
     if series.dtype == _STR and isinstance(series.array, pd.arrays.ArrowStringArray):
         return pd.Series(series.array, copy=False)
     if pd.api.types.is_integer_dtype(series.dtype):
         codes, uniques = pd.factorize(series)
         return pa.chunked_array([text_array([str(u) for u in uniques.tolist()]).take(pa.array(codes))])
+    if series.dtype == object:
+        try:
+            ids = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
+        except (pa.ArrowTypeError, pa.ArrowInvalid, UnicodeEncodeError):  # not all str: checked first
+            return None if series.isna().any() else arrow_strings(series)
+        return None if ids.null_count else pa.chunked_array([ids])
     return arrow_strings(series)
 
 

@@ -290,6 +290,26 @@ class TestBadInput:
         with pytest.raises(ValueError, match="query_id is missing in row 0"):
             read_run(pd.DataFrame({"query_id": [None], "doc_id": ["d"], "score": [1]}))
 
+    @pytest.mark.parametrize("missing", [None, np.nan, pd.NA, pd.NaT])
+    @pytest.mark.parametrize("dtype", [object, "str", "category"])
+    @pytest.mark.parametrize("column", ["query_id", "doc_id"])
+    def test_missing_id_names_its_row(self, missing, dtype, column):
+        # object columns are checked as they are converted, the others before: the same error
+        ids = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"]}
+        ids[column] = [ids[column][0], missing, ids[column][2]]
+        df = pd.DataFrame({**ids, "score": [3.0, 2.0, 1.0]}, index=[10, 11, 12]).astype({column: dtype})
+        with pytest.raises(ValueError, match=rf"run DataFrame: {column} is missing in row 11$"):
+            read_run(df)
+
+    @pytest.mark.parametrize("column", ["query_id", "doc_id"])
+    def test_missing_id_among_other_objects_names_its_row(self, column):
+        ids = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"]}
+        ids[column] = [7, "x", None]  # not all str: converted through their text
+        with pytest.raises(ValueError, match=rf"{column} is missing in row 2$"):
+            read_run(pd.DataFrame({**ids, "score": [3.0, 2.0, 1.0]}))
+        ids[column] = [7, "x", "y"]
+        assert read_run(pd.DataFrame({**ids, "score": [3.0, 2.0, 1.0]}))[column].tolist() == ["7", "x", "y"]
+
 
 # --------------------------------------------------------------------------- properties
 
