@@ -359,3 +359,14 @@ def test_judged_only_keeps_order_tie_groups_and_queries():
     assert rank(qrels, run, judged_only=True, depth=3).labels[0].tolist() == [0]  # -M before -J
     with pytest.raises(ValueError, match="judged_only must be True or False"):
         rank(qrels, run, judged_only="yes")
+
+
+@settings(max_examples=80)
+@given(st.lists(st.tuples(st.integers(0, 5), st.one_of(st.integers(0, 4), st.sampled_from([0.5, 2.25, 40.0, 1e6]))),
+                max_size=60))
+def test_ideal_grades_by_query_descending(pairs):
+    # counted (a few whole grades) or sorted (others): both give every query's grades, highest first
+    codes = np.array([c for c, _ in pairs], dtype=np.int64)
+    grades = np.array([g for _, g in pairs], dtype=np.float64)
+    want = [g for c in range(6) for g in sorted(grades[codes == c].tolist(), reverse=True)]
+    assert rankkit.join._by_query_descending(codes, grades, 6).tolist() == want
