@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
+from ._keys import query_index
 from .evaluate import TIE_POLICIES
 from .specs import REGISTRY
 from .stream import parse_memory
@@ -97,24 +98,24 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")
     ev.add_argument("run", metavar="RUN", help="run: qid Q0 docno rank score tag (.gz too; - reads standard input)")
     ev.add_argument(
-        "-m", "--metric", action="append", dest="metrics", metavar="SPEC",
+        "-m", "--metric", "--measure", action="append", dest="metrics", metavar="SPEC",
         help="measure, repeatable: a trec_eval name (map, P.5,10, ndcg_cut, rbp.p=0.8), a "
              "nickname (official, all_trec, set) or a rankkit spec (nDCG(gain='exp')@10); "
              "default: official, trec_eval's default",
     )
-    ev.add_argument("-q", "--per-query", action="store_true",
+    ev.add_argument("-q", "--per-query", "--query_eval_wanted", action="store_true",
                     help="print each query's values, then the 'all' line (trec_eval -q)")
-    ev.add_argument("-c", "--judged-queries", action="store_true",
+    ev.add_argument("-c", "--judged-queries", "--complete_rel_info_wanted", action="store_true",
                     help="score every judged query; those missing from the run score 0 (trec_eval -c)")
-    ev.add_argument("-n", "--no-summary", action="store_true",
+    ev.add_argument("-n", "--no-summary", "--nosummary", action="store_true",
                     help="no 'all' lines (trec_eval -n)")
-    ev.add_argument("-M", "--depth", type=_positive_int, metavar="DEPTH",
+    ev.add_argument("-M", "--depth", "--Max_retrieved_per_topic", type=_positive_int, metavar="DEPTH",
                     help="keep only the top DEPTH documents of each query (trec_eval -M)")
-    ev.add_argument("-l", "--level", type=_positive_float, metavar="LEVEL",
+    ev.add_argument("-l", "--level", "--level_for_rel", type=_positive_float, metavar="LEVEL",
                     help="relevance level: label >= LEVEL is relevant (trec_eval -l; default 1)")
-    ev.add_argument("-J", "--judged-only", action="store_true",
+    ev.add_argument("-J", "--judged-only", "--Judged_docs_only", action="store_true",
                     help="score only the judged documents of each ranking (trec_eval -J)")
-    ev.add_argument("-N", "--n-docs", type=_nonnegative_int, metavar="N",
+    ev.add_argument("-N", "--n-docs", "--Number_docs_in_coll", type=_nonnegative_int, metavar="N",
                     help="number of documents in the collection, for utility (trec_eval -N)")
     ev.add_argument("-v", "--version", action="version", version=f"{PROG} {__version__} (trec_eval 10.0 measures)",
                     help="print the version and exit")
@@ -167,10 +168,12 @@ def _write(table: pd.DataFrame, summary: pd.Series, args: argparse.Namespace, ou
         for line in trec_lines(table, summary, per_query=args.per_query, summary_lines=not args.no_summary):
             out.write(line + "\n")
     elif args.format == "csv":
-        rows = table.copy() if args.per_query else table.iloc[:0].copy()
-        rows.index = rows.index.astype(str)
-        if not args.no_summary:
-            rows.loc["all"] = summary
+        rows = table if args.per_query else table.iloc[:0]
+        ids = [str(q) for q in rows.index]
+        if not args.no_summary:  # appended as objects: pandas would make a run tag str
+            total = pd.DataFrame([summary.tolist()], columns=rows.columns, dtype=object)
+            rows, ids = pd.concat([rows.reset_index(drop=True), total], ignore_index=True), [*ids, "all"]
+        rows = rows.set_axis(query_index(ids), axis=0)  # str, or object for escaped bytes
         rows.to_csv(out, index_label="query_id", lineterminator="\n")
     else:
         document = {
@@ -194,6 +197,9 @@ def _plain(value):
 
 def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
     columns = trec_measures(args.metrics)  # bad measures fail before any file is read
+    if args.level is not None and args.level != int(args.level):
+        warnings.warn(f"-l {args.level:g} is not an integer; rankkit uses it (label >= {args.level:g} is "
+                      f"relevant), trec_eval would use {int(args.level)}", UserWarning, stacklevel=2)
     run = sys.stdin.buffer if args.run == "-" else args.run
     table, summary = evaluate_like_trec_eval(
         args.qrels, run, columns,

@@ -141,9 +141,12 @@ def _score(r: Rankings, columns: dict[str, Metric], defaults: dict[str, Any]) ->
             value = kwargs.pop(info.params[0])
             batches.setdefault((metric.name, only, tuple(sorted(kwargs.items()))), []).append((column, value))
             continue
-        dtype = object if info.kind == "str" else np.float64
         on = judged if only else r
-        data[column] = np.asarray(_call(column, info.func, on, kwargs), dtype=dtype).reshape(r.n_queries)
+        values = _call(column, info.func, on, kwargs)
+        if info.kind == "str":
+            data[column] = _text(np.asarray(values, dtype=object).reshape(r.n_queries), r.query_ids)
+        else:
+            data[column] = np.asarray(values, dtype=np.float64).reshape(r.n_queries)
     for (name, only, kwargs), members in batches.items():
         on = judged if only else r
         values = _call(members[0][0], REGISTRY[name].batch, on, dict(kwargs), [v for _, v in members])
@@ -152,6 +155,16 @@ def _score(r: Rankings, columns: dict[str, Metric], defaults: dict[str, Any]) ->
     table = pd.DataFrame(data, index=pd.Index(r.query_ids, name="query_id"), columns=list(columns))
     table.attrs["metrics"] = {column: str(metric) for column, metric in columns.items()}
     return table
+
+
+def _text(values: Any, index: pd.Index) -> pd.Series:
+    """A column of text (``runid``, ``relstring``) in pandas' default dtype for text, or
+    ``object`` when a value holds bytes that are not UTF-8 (a run tag read from such a
+    file, escaped: see :mod:`rankkit.io`), which pandas 3's ``str`` cannot hold."""
+    try:
+        return pd.Series(values, index=index)
+    except UnicodeEncodeError:
+        return pd.Series(values, index=index, dtype=object)
 
 
 def _call(column: str, func, r: Rankings, kwargs: dict[str, Any], *args):
@@ -364,7 +377,7 @@ def with_tag(table: pd.DataFrame, tag: str | None) -> pd.DataFrame:
     """``runid`` columns set to the run's tag (a run read in blocks knows it at the end)."""
     for column, spec in table.attrs.get("metrics", {}).items():
         if parse_metric(spec).name == "runid":
-            table[column] = tag or ""
+            table[column] = _text([tag or ""] * len(table), table.index)
     return table
 
 

@@ -15,6 +15,8 @@ unjudged, inferred AP, and trec_eval's ``relstring`` view of a ranking.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ._validation import check_k, check_rel
@@ -133,7 +135,8 @@ def relevance_string(rankings: RankingsLike, *, k: int | None = 10) -> np.ndarra
     rankings : Rankings or array-like of shape (n_queries, depth)
         A :class:`Rankings` (its ``judged`` and ``in_pool`` masks) or bare labels.
     k : int or None, default=10
-        How many ranks to show (trec_eval's default 10); ``None`` shows them all.
+        How many ranks to show (trec_eval's default 10); ``None`` shows them all, 0 none
+        (an empty string: trec_eval ``relstring.0``).
 
     Returns
     -------
@@ -145,7 +148,8 @@ def relevance_string(rankings: RankingsLike, *, k: int | None = 10) -> np.ndarra
     array(['201>', '0'], dtype='<U4')
     """
     r = as_rankings(rankings)
-    k = check_k(k)
+    zero = isinstance(k, numbers.Integral) and not isinstance(k, (bool, np.bool_)) and k == 0
+    k = 0 if zero else check_k(k)
     width = r.depth if k is None else min(k, r.depth)
     labels = np.trunc(r.labels[:, :width]).clip(0, 10).astype(np.uint8)
     chars = np.where(labels > 9, ord(">"), ord("0") + labels).astype(np.uint8)

@@ -144,5 +144,6 @@ def utility(
     if isinstance(n_docs, (bool, np.bool_)) or not isinstance(n_docs, numbers.Integral) or n_docs < 0:
         raise ValueError(f"n_docs must be a non-negative integer, got {n_docs!r}")
     r, found, n, n_rel = _counts(rankings, rel)
-    value = a * found + b * (n - found) + c * (n_rel - found) + d * (float(n_docs) + found - n - n_rel)
+    with np.errstate(over="ignore"):  # huge coefficients give inf, as in trec_eval
+        value = a * found + b * (n - found) + c * (n_rel - found) + d * (float(n_docs) + found - n - n_rel)
     return r.result(value)

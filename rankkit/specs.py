@@ -65,9 +65,12 @@ def _atof(text: str) -> float:
 
 
 def _atol(text: str) -> int:
-    """An integer cutoff of a trec_eval list: a number, its fraction dropped as trec_eval's
-    ``atol`` does (``23.4`` is 23)."""
-    return int(_atof(text))
+    """An integer cutoff of a trec_eval list: a number (:func:`_atof`) read as trec_eval's
+    ``atol`` reads it, its leading integer (``23.4`` is 23, ``1e1`` is 1, ``.5`` is 0),
+    within 64 bits."""
+    _atof(text)
+    sign, digits = re.match(r"\s*([+-]?)([0-9]*)", text).groups()
+    return min(max(int(sign + (digits or "0")), -2**63), 2**63 - 1)
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ def _utility_params(text: str) -> dict[str, Any]:
 
 
 def _relstring_params(text: str) -> dict[str, Any]:
-    return {"k": max(int(_atof(text)), 1)}
+    return {"k": max(int(_atof(text)), 0)}  # 0 and below: an empty string, as trec_eval
 
 
 # --------------------------------------------------------------------------- registry
@@ -543,6 +546,9 @@ def _trec_columns(family: str, params: str | None, spec: str) -> list[tuple[str,
             raise ValueError(f"k must be a positive integer, got {values[0]} in trec_eval list {spec!r}")
         if any(a == b for a, b in zip(values, values[1:])):
             raise ValueError(f"duplicate values in trec_eval list {spec!r}")
+        if len(set(names)) < len(names):  # trec_eval prints two lines of one name: which is which?
+            same = next(a for a, b in zip(names, names[1:]) if a == b)
+            raise ValueError(f"two values of trec_eval list {spec!r} print as {same} (2 decimals)")
         if trec.kind == "cutoffs":
             return [(name, _metric(row, fixed, v, spec)) for name, v in zip(names, values)]
         return [(name, _metric(row, {**fixed, trec.param: v}, None, spec)) for name, v in zip(names, values)]
@@ -735,11 +741,12 @@ def _parse_params(text: str, spec: str) -> dict[str, Any]:
     return params
 
 
-def _parse_k(text: str, spec: str) -> int:
+def _parse_k(text: str, spec: str, zero: bool = False) -> int:
+    """The cutoff of a spec: a positive integer (or 0 when ``zero``)."""
     if not re.fullmatch(r"-?[0-9]+", text):
         raise ValueError(f"k must be a positive integer, got {text!r} in metric spec {spec!r}")
     k = int(text)
-    if k <= 0:
+    if k < 0 or (k == 0 and not zero):
         raise ValueError(f"k must be a positive integer, got {k} in metric spec {spec!r}")
     return k
 
@@ -796,7 +803,8 @@ def parse_metric(spec: str | Metric) -> Metric:
     if _is_ir_measures(match["name"], params, match["k"]):
         return _ir_measures_metric(match["name"], params, match["k"], spec)
     name = _resolve_name(match["name"])
-    k = _parse_k(match["k"], spec) if match["k"] is not None else None
+    # relstring@0: an empty string (trec_eval's relstring.0)
+    k = _parse_k(match["k"], spec, zero=name == "relstring") if match["k"] is not None else None
     return _metric(name, params, k, spec)
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._keys import trec_order
+from ._keys import query_index, trec_order
 from .io import RunFile, RunNotGrouped, read_run
 from ._validation import check_k
 from .join import rank_frames
@@ -164,7 +164,7 @@ class Found:
         in_qrels = np.arange(len(ids)) < len(self.judged)
         in_run = np.concatenate([self.seen, np.ones(len(self.unjudged), dtype=bool)])
         order = trec_order(ids)
-        return pd.Index([ids[i] for i in order], name="query_id"), in_run[order], in_qrels[order]
+        return query_index([ids[i] for i in order]), in_run[order], in_qrels[order]
 
 
 def stream_tables(
@@ -329,7 +329,11 @@ def combine(tables: list[pd.DataFrame]) -> pd.DataFrame:
     """The per-block tables as one, in trec_eval's query order (each block's rows are in
     that order already)."""
     attrs = tables[0].attrs
-    table = pd.concat(tables) if len(tables) > 1 else tables[0]
+    if len(tables) > 1:  # pandas would make the ids str, which cannot hold escaped bytes
+        table = pd.concat(tables, ignore_index=True)
+        table.index = query_index([q for t in tables for q in t.index])
+    else:
+        table = tables[0]
     table.attrs = dict(attrs)
     order = trec_order(list(table.index))
     if order != list(range(len(order))):

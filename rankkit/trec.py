@@ -31,6 +31,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from .binary import STANDARD_RECALL_LEVELS
 from .evaluate import aggregate, report_unscored, score_columns, select_queries, with_tag
 from .io import RunFile, read_qrels
 from .join import rank
@@ -131,9 +132,10 @@ def evaluate_like_trec_eval(
 
 
 def _check_integer_labels(labels: np.ndarray) -> None:
-    if labels.size and not np.array_equal(labels, np.floor(labels)):
+    fractions = labels[labels != np.floor(labels)]  # judged labels: >= 0
+    if fractions.size:
         warnings.warn("some labels are not integers; rankkit keeps them, trec_eval would truncate "
-                      "them (1.7 -> 1)", UserWarning, stacklevel=3)
+                      f"them ({fractions[0]:g} -> {int(fractions[0])})", UserWarning, stacklevel=3)
 
 
 def _trec_table(r: Rankings, columns: dict[str, Metric], judged_only: bool, rel, max_grade: float,
@@ -174,18 +176,23 @@ def _clear_missing(table: pd.DataFrame, missing: np.ndarray) -> None:
 
 
 def _trec_eval_nan(table: pd.DataFrame, columns: dict[str, Metric], r: Rankings, rel: float | None) -> None:
-    """trec_eval's NaN on an empty ranking (only under -J): 11pt_avg, and iprec_at_recall
-    at a level that rounds to no relevant document."""
+    """trec_eval's NaN on an empty ranking (only under -J): iprec_at_recall at a level, and
+    11pt_avg at levels one of which, times the relevant documents, rounds (``lround``) to
+    none (its precision 0 / 0 counts then: the default levels start at 0.0)."""
     empty = r.lengths == 0
     if not empty.any():
         return
     for column, metric in columns.items():
-        if metric.name == "iprec_avg":
-            table.loc[empty, column] = np.nan
-        elif metric.name == "iprec":
-            level = metric.kwargs["recall"] * r.n_relevant(metric.kwargs.get("rel", rel or 1))
-            rounds_to_zero = np.floor(level) + (level - np.floor(level) >= 0.5) == 0
-            table.loc[empty & rounds_to_zero, column] = np.nan
+        if metric.name not in ("iprec", "iprec_avg"):
+            continue
+        kwargs = metric.kwargs
+        levels = [kwargs["recall"]] if metric.name == "iprec" else kwargs.get("levels") or STANDARD_RECALL_LEVELS
+        n_rel = r.n_relevant(kwargs.get("rel", rel or 1))
+        rounds_to_zero = np.zeros(len(n_rel), dtype=bool)
+        for level in levels:
+            count = level * n_rel
+            rounds_to_zero |= np.floor(count) + (count - np.floor(count) >= 0.5) == 0
+        table.loc[empty & rounds_to_zero, column] = np.nan
 
 
 def _format(value, kind: str, per_query: bool) -> str:

@@ -188,6 +188,19 @@ def test_missing_file_exit_2(tmp_path, files, capsys):
     assert "rankkit evaluate: error:" in err and "nope.qrels" in err
 
 
+def test_trec_eval_long_options(files):
+    # trec_eval's getopt_long names (and their unique prefixes) mean what its short flags mean
+    qrels, run = files
+    short = run_cli("evaluate", "-q", "-c", "-n", "-J", "-M", "3", "-l", "2", "-N", "50", "-m", "map", "-m", "utility.1,-1,0,0",
+                    qrels, run)
+    long = run_cli("evaluate", "--query_eval_wanted", "--complete_rel_info_wanted", "--nosummary", "--Judged_docs_only",
+                   "--Max_retrieved_per_topic", "3", "--level_for_rel=2", "--Number_docs_in_coll", "50",
+                   "--measure", "map", "--measure=utility.1,-1,0,0", qrels, run)
+    assert short == long and short[0] == 0
+    assert "map                   \tq1\t" in short[1] and "\tall\t" not in short[1]
+    assert run_cli("evaluate", "--nosum", "-m", "map", qrels, run) == run_cli("evaluate", "-n", "-m", "map", qrels, run)
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -195,8 +208,8 @@ def test_missing_file_exit_2(tmp_path, files, capsys):
         (["evaluate"], "the following arguments are required: QRELS, RUN"),
         (["evaluate", "q", "r", "--ties", "random"], "argument --ties: invalid choice: 'random'"),
         (["evaluate", "q", "r", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
-        (["evaluate", "q", "r", "-M", "0"], "argument -M/--depth: expected a positive integer, got '0'"),
-        (["evaluate", "q", "r", "-l", "x"], "argument -l/--level: expected a positive number, got 'x'"),
+        (["evaluate", "q", "r", "-M", "0"], "argument -M/--depth/--Max_retrieved_per_topic: expected a positive integer, got '0'"),
+        (["evaluate", "q", "r", "-l", "x"], "argument -l/--level/--level_for_rel: expected a positive number, got 'x'"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
     ],
 )
@@ -305,3 +318,55 @@ def test_bad_line_on_standard_input_is_named(files):
                            input=b"q1 Q0 a 1 0.9 t\nq1 Q0 b 2\n", capture_output=True, cwd=Path(__file__).parents[1])
     assert piped.returncode == 2
     assert b"<stdin> line 2: expected at least 6 columns, got 4" in piped.stderr
+
+
+LATIN1 = (b"caf\xe9 0 d 1\nq 0 d 1\n", b"caf\xe9 Q0 d 1 3 t\xff\nq Q0 e 1 1 t\xff\n")  # query id and tag not UTF-8
+
+
+@pytest.mark.parametrize("fmt, expected", [
+    ("trec", b"map                   \tcaf\xe9\t1.0000\nmap                   \tq\t0.0000\n"
+             b"runid                 \tall\tt\xff\nmap                   \tall\t0.5000\n"),
+    ("csv", b"query_id,runid,map\ncaf\xe9,t\xff,1.0\nq,t\xff,0.0\nall,t\xff,0.5\n"),
+])
+def test_ids_and_tag_that_are_not_utf8_print_as_their_bytes(tmp_path, fmt, expected):
+    # trec_eval prints the bytes it read; pandas 3's str cannot hold them (escaped in rankkit)
+    (tmp_path / "q").write_bytes(LATIN1[0])
+    (tmp_path / "r").write_bytes(LATIN1[1])
+    out = subprocess.run([sys.executable, "-m", "rankkit", "evaluate", "-q", "-m", "map", "-m", "runid", "--format", fmt,
+                          str(tmp_path / "q"), str(tmp_path / "r")], capture_output=True, cwd=Path(__file__).parents[1])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == expected
+
+
+def test_relstring_of_no_rank_and_cutoffs_read_as_atol(files):
+    # trec_eval: relstring.0 (and below) prints an empty string; P.1e1 is P_1 (C's atol)
+    qrels, run = files
+    for k in ("0", "-1"):
+        status, out = run_cli("evaluate", "-q", "-m", f"relstring.{k}", qrels, run)
+        assert status == 0
+        assert out.splitlines() == [f"{'relstring_' + k:<22}\t{q}\t''" for q in ("q1", "q4")]
+    assert run_cli("evaluate", "-m", "P.1e1,2.9", qrels, run)[1] == run_cli("evaluate", "-m", "P.1,2", qrels, run)[1]
+
+
+@pytest.mark.parametrize("measure, value", [("11pt_avg", "  -nan"), ("11pt_avg.0.2,1", "  -nan"),
+                                            ("11pt_avg.0.25,1", "0.0000"), ("11pt_avg.0.5,1", "0.0000"),
+                                            ("iprec_at_recall.0.2", "  -nan")])
+def test_interpolated_precision_of_an_empty_ranking_under_j(tmp_path, measure, value):
+    # -J leaves query 1 no document (c is unjudged); R = 2. trec_eval's 11pt_avg adds the
+    # precision 0 / 0 once a level rounds to no relevant document (lround(0.2 * 2) = 0,
+    # lround(0.25 * 2) = 1): NaN, printed -nan; otherwise every level scores 0.
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 c 1 1 t\n")
+    status, out = run_cli("evaluate", "-J", "-q", "-m", measure, str(tmp_path / "q"), str(tmp_path / "r"))
+    assert status == 0
+    assert [line.split("\t")[1:] for line in out.splitlines()] == [["1", value], ["all", value]]
+
+
+def test_level_that_is_not_an_integer_is_kept_with_a_warning(files, capsys):
+    # trec_eval reads -l with atol (1.5 -> 1); rankkit keeps the threshold and says so
+    qrels, run = files
+    assert run_cli("evaluate", "-l", "1.5", "-m", "num_rel", qrels, run) == (0, "num_rel               \tall\t1\n")
+    assert "-l 1.5 is not an integer; rankkit uses it (label >= 1.5 is relevant), trec_eval would use 1" in \
+        capsys.readouterr().err
+    assert run_cli("evaluate", "-l", "2", "-m", "num_rel", qrels, run)[1] == "num_rel               \tall\t1\n"
+    assert "is not an integer" not in capsys.readouterr().err

@@ -162,6 +162,7 @@ def test_expand_trec_eval_parameter_lists():
     ("ndcg.1", r"cannot parse trec_eval parameter list 'ndcg.1': expected name=value pairs"),
     ("P.0", r"k must be a positive integer, got 0 in trec_eval list 'P.0'"),
     ("P.5,5", r"duplicate values in trec_eval list 'P.5,5'"),
+    ("Rprec_mult.0,0.001", r"two values of trec_eval list 'Rprec_mult.0,0.001' print as Rprec_mult_0.00"),
 ])
 def test_expand_bad_trec_eval_lists(spec, message):
     with pytest.raises(ValueError, match=message):

@@ -40,13 +40,15 @@ FLAGS = [
      "-m", "ndcg_rel.2=5", "-m", "Rndcg.1=1,2=1", "-m", "rbp_resid.p=0.5", "-m", "iprec_at_recall..33,.5"],
     ["-c", "-m", "utility.2,-1,-1,0", "-m", "rbp_resid.p=0.5", "-m", "relstring.20", "-m", "unj"],
 ]
-DOCS = [f"d{i}" for i in range(25)] + ["D1", "a", "Z9", "d10x"]
-QUERIES = ["1", "2", "10", "33", "301", "7b"]
+# "\udce9": the Latin-1 byte 0xe9, not UTF-8 (written back through surrogateescape)
+DOCS = [f"d{i}" for i in range(25)] + ["D1", "a", "Z9", "d10x", "caf\udce9", "café"]
+QUERIES = ["1", "2", "10", "33", "301", "7b", "q\udce9"]
 
 
 @st.composite
 def files(draw):
     queries = draw(st.lists(st.sampled_from(QUERIES), min_size=1, max_size=4, unique=True))
+    tag = draw(st.sampled_from(["tag", "t\udcff"]))
     qrels, run = [], []
     for q in queries:
         judged = draw(st.dictionaries(st.sampled_from(DOCS), st.sampled_from([0, 0, 1, 1, 2, 3, 4, -1, 12]),
@@ -56,7 +58,7 @@ def files(draw):
         qrels += [f"{q} 0 {d} {label}" for d, label in judged.items()]
         scores = draw(st.dictionaries(st.sampled_from(DOCS), st.sampled_from([3.0, 2.25, 1.0, 0.5, 0.0, -1.0, 0.125]),
                                       min_size=1, max_size=20))
-        run += [f"{q} Q0 {d} {i} {score} tag" for i, (d, score) in enumerate(scores.items())]
+        run += [f"{q} Q0 {d} {i} {score} {tag}" for i, (d, score) in enumerate(scores.items())]
     if draw(st.booleans()):
         run.append("999 Q0 dx 1 1.0 other")  # a query the qrels lack: ignored by both
     run = draw(st.permutations(run))
@@ -67,10 +69,10 @@ def files(draw):
 @given(files(), st.sampled_from(FLAGS), st.booleans())
 def test_same_bytes_as_trec_eval(tmp_path_factory, data, flags, per_query):
     folder = tmp_path_factory.mktemp("te")
-    (folder / "qrels").write_text(data[0])
-    (folder / "run").write_text(data[1])
+    (folder / "qrels").write_bytes(data[0].encode("utf-8", "surrogateescape"))
+    (folder / "run").write_bytes(data[1].encode("utf-8", "surrogateescape"))
     argv = [*flags, *(["-q"] if per_query else []), str(folder / "qrels"), str(folder / "run")]
-    theirs = subprocess.run([TREC_EVAL, *argv], capture_output=True, check=True).stdout.decode()
+    theirs = subprocess.run([TREC_EVAL, *argv], capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape")
     out = io.StringIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
