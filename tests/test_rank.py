@@ -370,3 +370,24 @@ def test_ideal_grades_by_query_descending(pairs):
     grades = np.array([g for _, g in pairs], dtype=np.float64)
     want = [g for c in range(6) for g in sorted(grades[codes == c].tolist(), reverse=True)]
     assert rankkit.join._by_query_descending(codes, grades, 6).tolist() == want
+
+
+@settings(max_examples=80)
+@given(st.lists(st.lists(scores, min_size=1, max_size=30), min_size=1, max_size=8), st.booleans(), st.randoms())
+def test_order_run_by_query_then_score(blocks, shuffled, rnd):
+    # three paths: blocks already in rank order, blocks sorted one by one (as rows of a
+    # padded matrix, when they are about as long), one sort of every line (the others)
+    codes = list(range(len(blocks)))
+    rnd.shuffle(codes)
+    rows = [(c, s) for c, block in zip(codes, blocks) for s in block]
+    if shuffled:
+        rnd.shuffle(rows)
+    run_rows = np.array([c for c, _ in rows], dtype=np.int32)
+    values = np.array([s for _, s in rows])
+    ordered = rankkit.join._order_run(run_rows, values, len(blocks))
+    got = list(zip(run_rows[ordered.order].tolist(), values[ordered.order].tolist()))
+    assert got == sorted(rows, key=lambda row: (row[0], -row[1]))
+    assert sorted(ordered.order.tolist()) == list(range(len(rows)))
+    assert ordered.q_sorted.tolist() == [c for c, _ in got]
+    assert ordered.start.tolist() == [i == 0 or got[i] != got[i - 1] for i in range(len(got))]
+    assert ordered.counts.tolist() == np.bincount(run_rows, minlength=len(blocks)).tolist()
