@@ -220,9 +220,11 @@ class _Ordered(NamedTuple):
 def _order_run(run_rows: np.ndarray, scores: np.ndarray, n: int) -> _Ordered:
     """Order the run: query (trec_eval's order), then score descending; documents with
     equal scores in any order (:func:`_break_ties` orders them). A run whose queries each
-    come in one block, in rank order, as runs usually do, needs no sort at all."""
+    come in one block, in rank order, as runs usually do, needs no sort at all; blocks in
+    another order are sorted one by one (:func:`_sort_blocks`); lines of a query apart
+    from each other are first put together (a stable radix sort of their query rows)."""
     within = run_rows[1:] == run_rows[:-1]
-    starts = np.concatenate([[0], np.flatnonzero(~within) + 1])
+    starts = _block_starts(run_rows)
     counts = np.bincount(run_rows, minlength=n)
     if len(starts) == np.count_nonzero(counts):  # one block of lines per query
         # Sorted within each block? (Boolean masks: no 80 MB copies of the scores.)
@@ -230,19 +232,26 @@ def _order_run(run_rows: np.ndarray, scores: np.ndarray, n: int) -> _Ordered:
             start = _group_starts(scores, within)  # blocks stay whole: groups found before ordering
             order, q_sorted = _order_blocks(starts, run_rows)
             return _Ordered(order, q_sorted, start[order], counts)
-        sorted_blocks = _sort_blocks(starts, run_rows, scores)
-        if sorted_blocks is not None:
-            order, q_sorted = sorted_blocks
-            return _Ordered(order, q_sorted, _group_starts(scores[order], q_sorted[1:] == q_sorted[:-1]), counts)
+        order = _sort_blocks(starts, run_rows, scores)
+    else:
+        grouped = _stably_by_query(np.arange(len(run_rows), dtype=np.int64), run_rows, n)
+        order = _sort_blocks(_block_starts(run_rows[grouped]), run_rows[grouped], scores[grouped])
+        order = None if order is None else grouped[order]
     del within, starts
-    # Equal scores may come out in any order here: step 4 puts every tie group in the order
-    # ``ties`` names, from the ids and labels alone. So the scores need no stable sort
-    # (NumPy's introsort, SIMD where the CPU has it, is ~4x faster than its merge sort).
-    order = _stably_by_query(np.argsort(-scores), run_rows, n)
+    if order is None:  # queries of very different lengths: one sort of every line
+        # Equal scores may come out in any order here: step 4 puts every tie group in the
+        # order ``ties`` names, from the ids and labels alone. So the scores need no stable
+        # sort (NumPy's introsort, SIMD where the CPU has it, is ~4x faster than merge sort).
+        order = _stably_by_query(np.argsort(-scores), run_rows, n)
     if len(order) < 2**31:
         order = order.astype(np.int32)  # half the memory of argsort's int64
     q_sorted = run_rows[order]
     return _Ordered(order, q_sorted, _group_starts(scores[order], q_sorted[1:] == q_sorted[:-1]), counts)
+
+
+def _block_starts(codes: np.ndarray) -> np.ndarray:
+    """Where each block of equal neighbouring codes begins."""
+    return np.flatnonzero(np.concatenate([[len(codes) > 0], codes[1:] != codes[:-1]]))
 
 
 def _stably_by_query(order: np.ndarray, codes: np.ndarray, n: int) -> np.ndarray:
@@ -281,9 +290,9 @@ def _order_blocks(starts: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np
     return order, np.repeat(codes[starts], sizes)
 
 
-def _sort_blocks(starts: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_order_blocks`, each block's rows then sorted by score, descending (equal
-    scores in any order); None when the blocks are too unequal in length.
+def _sort_blocks(starts: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+    """The ``order`` of :func:`_order_blocks`, each block's rows then sorted by score,
+    descending (equal scores in any order); None when the blocks are too unequal in length.
 
     Every block is sorted on its own, as one row of a matrix padded with +inf (the
     scores negated): ``np.argsort(axis=1)`` does n log(block) work where one sort of
@@ -295,7 +304,7 @@ def _sort_blocks(starts: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> t
     width = int(sizes.max()) if sizes.size else 0
     if len(starts) * width > 2 * len(codes):
         return None
-    blocks, q_sorted = _order_blocks(starts, codes)  # the blocks by query, rows as they came
+    blocks, _ = _order_blocks(starts, codes)  # the blocks by query, rows as they came
     by_query = np.argsort(codes[starts], kind="stable")
     inside = np.arange(width) < sizes[by_query][:, None]
     padded = np.full(inside.shape, np.inf)
@@ -304,7 +313,7 @@ def _sort_blocks(starts: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> t
     order = np.argsort(padded, axis=1).astype(index)
     del padded
     order += starts[by_query].astype(index)[:, None]
-    return order[inside], q_sorted
+    return order[inside]
 
 
 # --------------------------------------------------------------------------- 3. match judgments
