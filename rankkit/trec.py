@@ -31,6 +31,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ._interpolation import recall_cut
 from .binary import STANDARD_RECALL_LEVELS
 from .evaluate import aggregate, report_unscored, score_columns, select_queries, with_tag
 from .io import RunFile, read_qrels
@@ -188,10 +189,7 @@ def _trec_eval_nan(table: pd.DataFrame, columns: dict[str, Metric], r: Rankings,
         kwargs = metric.kwargs
         levels = [kwargs["recall"]] if metric.name == "iprec" else kwargs.get("levels") or STANDARD_RECALL_LEVELS
         n_rel = r.n_relevant(kwargs.get("rel", rel or 1))
-        rounds_to_zero = np.zeros(len(n_rel), dtype=bool)
-        for level in levels:
-            count = level * n_rel
-            rounds_to_zero |= np.floor(count) + (count - np.floor(count) >= 0.5) == 0
+        rounds_to_zero = (recall_cut(np.asarray(levels)[:, None], n_rel, "nearest") == 0).any(axis=0)
         table.loc[empty & rounds_to_zero, column] = np.nan
 
 
