@@ -136,7 +136,7 @@ class Rankings:
         if self.ties is None:
             return values
         ids = self.ties.ravel()
-        sums = np.bincount(ids, weights=values.ravel())
+        sums = np.bincount(ids, weights=values.ravel()).astype(np.float64)  # int64 when empty
         counts = np.bincount(ids)
         means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
         return means[ids].reshape(values.shape)

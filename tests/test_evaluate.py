@@ -479,3 +479,15 @@ def test_evaluate_max_grade_sets_err_for_judgments_in_parts():
     for bad in (0, -1, float("nan"), "3"):
         with pytest.raises(ValueError, match="max_grade"):
             rk.evaluate(qrels, run, ["ERR@2"], max_grade=bad)
+
+
+def test_average_ties_with_blocks_or_rankings_left_empty(tmp_path):
+    # a run file's block holding no judged query, and -J leaving no document: nothing to
+    # average over, the same values as from frames (once a numpy casting error)
+    (tmp_path / "q").write_text("q1 0 a 1\n")
+    (tmp_path / "r").write_text("q2 Q0 x 1 1.0 t\nq1 Q0 a 1 1.0 t\nq1 Q0 b 2 1.0 t\n")
+    with pytest.warns(UserWarning, match="without judgments"):
+        from_file = evaluate(tmp_path / "q", tmp_path / "r", ["P@1"], ties="average")
+    assert from_file["P@1"].to_dict() == {"q1": 0.5}  # a and b tied: a first in half the orders
+    empty = evaluate({"q1": {"a": 1}}, {"q1": {"x": 1.0, "y": 1.0}}, ["P@1"], ties="average", judged_only=True)
+    assert empty["P@1"].to_dict() == {"q1": 0.0}
