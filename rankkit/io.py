@@ -409,8 +409,12 @@ def _sorted_ids(names: list[str], among: list[int] | None = None) -> tuple[list[
 
 
 def _as_labels(values: np.ndarray) -> np.ndarray:
+    """Labels as int64 when all are whole numbers that fit it (2**63 would wrap to a
+    negative label: "not judged"), else as float64."""
     values = np.asarray(values, dtype=np.float64)
-    if values.size == 0 or np.array_equal(values, np.round(values)):
+    if values.size == 0:
+        return values.astype(np.int64)
+    if np.array_equal(values, np.round(values)) and -2.0**63 <= values.min() and values.max() < 2.0**63:
         return values.astype(np.int64)
     return values
 
@@ -709,7 +713,12 @@ def _from_dict(source: Mapping, kind: str) -> pd.DataFrame:
                 if not _is_number(value):
                     raise ValueError(f"{kind}[{qid!r}][{doc!r}]: {value_col} must be a number, got {value!r}") from None
         raise  # pragma: no cover - fromiter failed for a reason the scan did not find
-    doc_ids = text_array(list(chain.from_iterable(inner)))
+    docs = list(chain.from_iterable(inner))
+    try:
+        doc_ids, unique = pa.array(docs, type=pa.large_string()), True  # distinct keys, distinct ids
+    except (pa.ArrowTypeError, pa.ArrowInvalid, UnicodeEncodeError):  # numbers too: 1 and "1" are one id
+        doc_ids, unique = text_array(docs), False
+    del docs
     # Query ids straight to a Categorical with sorted categories (the readers' convention).
     names = [q if isinstance(q, str) else str(q) for q in source.keys()]
     keep = lengths > 0  # a query with an empty dict has no row
@@ -722,7 +731,9 @@ def _from_dict(source: Mapping, kind: str) -> pd.DataFrame:
     query_ids = pd.Series(pd.Categorical.from_codes(np.repeat(code_of, lengths), categories=categories, validate=False))
     out = _frame(query_ids, doc_ids, values, kind)
     _check_values(out, kind, where=kind)
-    return out  # dict keys are unique: no duplicate check needed
+    if not unique:
+        _check_duplicates(out, kind, where=kind)
+    return out
 
 
 def _is_number(value: Any) -> bool:

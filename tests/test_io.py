@@ -329,3 +329,23 @@ def test_file_dict_and_frame_paths_agree(tmp_path_factory, qrels):
     pd.testing.assert_frame_equal(read_qrels(from_dict.copy()), from_dict)
 
 
+
+
+@pytest.mark.parametrize("kind, reader, data", [
+    ("retrieved", read_run, {"q1": {1: 0.2, "1": 0.9, "b": 0.5}}),
+    ("judged", read_qrels, {"q1": {1: 1, "1": 0}}),
+])
+def test_dict_keys_that_become_one_id_are_duplicates(kind, reader, data):
+    # distinct keys 1 and "1" are the one document id "1": an error, as in a frame
+    with pytest.raises(ValueError, match=rf"document '1' is {kind} twice for query 'q1'"):
+        reader(data)
+    assert reader({"q1": {1: 1, "b": 0}}).doc_id.tolist() == ["1", "b"]
+
+
+def test_labels_too_large_for_int64_stay_float(tmp_path):
+    # 1e19 as int64 would wrap to a negative label ("not judged"); kept as the float it is
+    for source in ({"q": {"a": 1e19, "b": 2}}, write(tmp_path, "q.txt", "q 0 a 1e19\nq 0 b 2\n"),
+                   pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1e19, 2.0]})):
+        labels = read_qrels(source).relevance
+        assert labels.dtype == np.float64 and labels.tolist() == [1e19, 2.0]
+    assert read_qrels({"q": {"a": 3.0, "b": 2}}).relevance.dtype == np.int64
