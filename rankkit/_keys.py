@@ -72,6 +72,11 @@ def is_binary(type_: pa.DataType) -> bool:
     return pa.types.is_binary(type_) or pa.types.is_large_binary(type_)
 
 
+def is_string_view(type_: pa.DataType) -> bool:
+    """Arrow's ``string_view`` (pyarrow 16+; polars writes it): text, like ``string``."""
+    return getattr(pa.types, "is_string_view", lambda _: False)(type_)
+
+
 def arrow_strings(series: pd.Series) -> pa.ChunkedArray:
     """An id column as Arrow: its own array if Arrow-backed (no copy, the same object on
     every call), else large_string, or large_binary when some id holds escaped bytes."""
@@ -80,6 +85,8 @@ def arrow_strings(series: pd.Series) -> pa.ChunkedArray:
         chunked = arr.__arrow_array__()
         if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
             return chunked
+        if is_string_view(chunked.type):
+            return chunked.cast(pa.large_string())
     values = series.to_numpy(dtype=object)
     try:  # straight from the object array: no list of 10 million references first
         return pa.chunked_array([pa.array(values, type=pa.large_string(), from_pandas=True)])

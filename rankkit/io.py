@@ -44,7 +44,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._keys import arrow_ids, arrow_strings, doc_keys, id_bytes, is_binary, pair_keys, text_array
+from ._keys import arrow_ids, arrow_strings, doc_keys, id_bytes, is_binary, is_string_view, pair_keys, text_array
 from ._trecfile import FORMATS as _FORMATS
 from ._trecfile import blocks as trec_file_blocks
 from ._trecfile import id_text, opened
@@ -542,6 +542,8 @@ def _doc_column(series: pd.Series) -> pd.Series | pa.ChunkedArray | None:
     objects (a separate ``isna`` pass would cost as much as the conversion)."""
     if series.dtype == _STR and isinstance(series.array, pd.arrays.ArrowStringArray):
         return pd.Series(series.array, copy=False)
+    if isinstance(series.dtype, pd.ArrowDtype) and not pa.types.is_integer(series.dtype.pyarrow_dtype):
+        return arrow_strings(series)  # pandas cannot say whether string_view is an integer dtype
     if pd.api.types.is_integer_dtype(series.dtype):
         codes, uniques = pd.factorize(series)
         return pa.chunked_array([text_array([str(u) for u in uniques.tolist()]).take(pa.array(codes))])
@@ -607,7 +609,8 @@ def _from_arrow(table: pa.Table, kind: str, columns: dict[str, str], what: str) 
         parts.append(col)
     ids = []
     for name, col in zip((query, doc), parts[:2]):
-        if pa.types.is_integer(col.type) or pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        if (pa.types.is_integer(col.type) or pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+                or is_string_view(col.type)):
             ids.append(col.cast(pa.large_string()))
         elif is_binary(col.type):
             ids.append(col)

@@ -291,3 +291,17 @@ def test_gzip_text_still_parsed_as_trec(tmp_path):
     path = tmp_path / "run.gz"
     path.write_bytes(gzip.compress(b"q Q0 d 1 2.5 sys\n"))
     assert rk.read_run(path).attrs["name"] == "sys"
+
+
+@pytest.mark.skipif(not hasattr(pa, "string_view"), reason="pyarrow < 16 has no string_view")
+def test_string_view_ids_are_text(tmp_path):
+    # polars writes text as Arrow's string_view: in a table, a Feather file, a pandas ArrowDtype
+    import pyarrow.feather as feather
+    view = pa.string_view()
+    run = pa.table({"query_id": pa.array(["q1", "q1"], view), "doc_id": pa.array(["a", "b"], view), "score": [2.0, 1.0]})
+    qrels = pa.table({"query_id": pa.array(["q1"], view), "doc_id": pa.array(["a"], view), "relevance": [1]})
+    feather.write_feather(run, tmp_path / "r.arrow", compression="uncompressed")
+    want = rk.evaluate({"q1": {"a": 1}}, {"q1": {"a": 2.0, "b": 1.0}}, ["P@2", "AP"])
+    for q, r in ((qrels, run), (qrels, tmp_path / "r.arrow"),
+                 (qrels.to_pandas(types_mapper=pd.ArrowDtype), run.to_pandas(types_mapper=pd.ArrowDtype))):
+        pd.testing.assert_frame_equal(rk.evaluate(q, r, ["P@2", "AP"]), want)
