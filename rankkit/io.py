@@ -430,6 +430,9 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
     for col in (query, doc):
         if df[col].dtype != object and df[col].isna().any():  # object columns: told as they are converted
             raise _missing(df[col], col, what)
+        if _is_float(df[col].dtype):  # as from Arrow: 10.0 would be the id "10.0"
+            raise ValueError(f"{what}: {col} must hold text or integer ids, got {df[col].dtype} "
+                             f"(convert it with .astype('int64') or .astype(str))")
     token, seen = _seen(df[query], df[doc])
     ids = [seen if seen is not None else _query_column(df[query]), _doc_column(df[doc])]
     for col, column in zip((query, doc), ids):
@@ -511,6 +514,13 @@ def _remember(seen: tuple | None, query_ids: pd.Series) -> None:
         if _SEEN.get(key, (None,))[0] is ref:
             _SEEN.pop(key, None)
     _SEEN[key] = (weakref.ref(docs, forget), token, query_ids)
+
+
+def _is_float(dtype: Any) -> bool:
+    """Whether a column dtype holds floats (pandas cannot tell for some Arrow types)."""
+    if isinstance(dtype, pd.ArrowDtype):
+        return pa.types.is_floating(dtype.pyarrow_dtype)
+    return pd.api.types.is_float_dtype(dtype)
 
 
 def _missing(series: pd.Series, col: str, what: str) -> ValueError:

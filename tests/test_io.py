@@ -349,3 +349,13 @@ def test_labels_too_large_for_int64_stay_float(tmp_path):
         labels = read_qrels(source).relevance
         assert labels.dtype == np.float64 and labels.tolist() == [1e19, 2.0]
     assert read_qrels({"q": {"a": 3.0, "b": 2}}).relevance.dtype == np.int64
+
+
+@pytest.mark.parametrize("dtype", ["float64", "Float64", "float32"])
+def test_float_id_columns_are_refused_as_from_arrow(dtype):
+    # 10.0 would be the id "10.0" and match no judgment "10": an error naming the column
+    run = pd.DataFrame({"query_id": [1, 1], "doc_id": [10, 20], "score": [0.5, 0.4]}).astype({"doc_id": dtype})
+    with pytest.raises(ValueError, match=rf"run DataFrame: doc_id must hold text or integer ids, got {dtype}"):
+        read_run(run)
+    with pytest.raises(ValueError, match=r"query_id must hold text or integer ids, got float64"):
+        read_run(run.astype({"doc_id": "int64", "query_id": "float64"}))
