@@ -540,8 +540,21 @@ def _query_column(series: pd.Series) -> pd.Series | pa.ChunkedArray | None:
     codes, uniques = pd.factorize(series)
     if len(codes) and codes.min() < 0:
         return None
+    if series.dtype == object and not all(isinstance(u, str) for u in uniques):
+        _check_one_id_per_value(series)
     categories = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
     return _canonical_categories(pd.Series(pd.Categorical.from_codes(codes, categories)), all_used=True)
+
+
+def _check_one_id_per_value(series: pd.Series) -> None:
+    """Values equal in Python are one value for pandas (1, 1.0, True) but different ids
+    ("1", "1.0", "True"): which one a query got would depend on the order of the rows."""
+    seen: dict = {}
+    for value in dict.fromkeys((type(v), v) for v in series.to_numpy()):
+        other = seen.setdefault(value[1], value[1])
+        if str(other) != str(value[1]):
+            raise ValueError(f"query ids {other!r} and {value[1]!r} are equal in Python but different ids "
+                             f"({str(other)!r}, {str(value[1])!r}): give the column one type")
 
 
 def _doc_column(series: pd.Series) -> pd.Series | pa.ChunkedArray | None:

@@ -359,3 +359,13 @@ def test_float_id_columns_are_refused_as_from_arrow(dtype):
         read_run(run)
     with pytest.raises(ValueError, match=r"query_id must hold text or integer ids, got float64"):
         read_run(run.astype({"doc_id": "int64", "query_id": "float64"}))
+
+
+def test_query_ids_equal_in_python_but_not_as_text_are_an_error():
+    # pandas would keep whichever of 1 and 1.0 comes first: the ids would depend on row order
+    qrels = pd.DataFrame({"query_id": pd.Series([1, 1.0], dtype=object), "doc_id": ["a", "b"], "relevance": [1, 1]})
+    for frame in (qrels, qrels.iloc[::-1]):
+        with pytest.raises(ValueError, match=r"query ids 1(\.0)? and 1(\.0)? are equal in Python but different ids"):
+            read_qrels(frame)
+    mixed = pd.DataFrame({"query_id": pd.Series([1, "q2"], dtype=object), "doc_id": ["a", "b"], "relevance": [1, 1]})
+    assert read_qrels(mixed).query_id.tolist() == ["1", "q2"]
