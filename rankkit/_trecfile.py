@@ -15,9 +15,9 @@ TREC files are read the way trec_eval 10 reads them, as bytes:
   part of the first query id, which then matches nothing: a deliberate difference.
 - A file may be gzip-compressed, recognised by its first two bytes (1f 8b) whatever its
   name; and a binary file object may stand for a file (``sys.stdin.buffer``,
-  ``io.BytesIO``), named by its ``name`` or ``<stdin>`` in messages. An unreadable,
-  binary (a NUL byte) or empty file, or a truncated gzip file, is one ``ValueError``
-  naming the file.
+  ``io.BytesIO``), named in messages by its ``name``, else ``<stdin>`` or its type
+  (``<BytesIO>``). An unreadable, binary (a NUL byte) or empty file, or a truncated gzip
+  file, is one ``ValueError`` naming the file.
 - The run tag is the 6th field of the file's last data line (trec_eval's ``runid``).
 
 Files are parsed by ``pyarrow.csv`` (multi-threaded, only the needed columns, no Python
@@ -40,6 +40,7 @@ import mmap
 import os
 import re
 import stat
+import sys
 import tempfile
 import threading
 import zlib
@@ -188,7 +189,8 @@ class _Input:
                     self._keep(f)
         else:
             name = getattr(source, "name", None)
-            self.name = name if isinstance(name, str) else "<stdin>"
+            stdin = source in (sys.stdin, getattr(sys.stdin, "buffer", None))
+            self.name = name if isinstance(name, str) else "<stdin>" if stdin else f"<{type(source).__name__}>"
             if isinstance(source, io.TextIOBase):  # sys.stdin: its bytes
                 source = getattr(source, "buffer", source)
             if _seekable(source):

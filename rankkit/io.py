@@ -167,6 +167,17 @@ def read_run(source: Source, *, name: str | None = None,
 
 def _read(source: Any, kind: str, name: str | None, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     columns = _check_columns(columns)
+    try:
+        df, label = _read_any(source, kind, name, columns)
+    except UnicodeEncodeError as err:  # a str holding a lone surrogate: no bytes stand for it
+        raise ValueError(f"{kind}: ids must be text, got {err.object!r}, which holds "
+                         f"{err.object[err.start:err.end]!r} (a lone surrogate)") from None
+    df.attrs["name"] = label
+    return df
+
+
+def _read_any(source: Any, kind: str, name: str | None, columns: dict[str, str]) -> tuple[pd.DataFrame, Any]:
+    """:func:`_read` by the shape of ``source``: the frame and its name."""
     if isinstance(source, pd.DataFrame):
         # Always validated again, even a frame these readers returned: it may have been
         # edited in place since (a NaN score, a duplicated document).
@@ -193,8 +204,7 @@ def _read(source: Any, kind: str, name: str | None, columns: Mapping[str, str] |
             f"{{query_id: {{doc_id: value}}}}, records (namedtuples, dataclasses or dicts) or an "
             f"ir_datasets dataset, got {type(source).__name__}"
         )
-    df.attrs["name"] = label
-    return df
+    return df, label
 
 
 # --------------------------------------------------------------------------- column names
@@ -427,6 +437,9 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
     what = what or f"{kind} DataFrame"
     query, doc, value, is_rank = _find_columns(list(df.columns), kind, columns or {}, what)
     value_col = _FORMATS[kind][0]
+    for col in (query, doc, value):
+        if list(df.columns).count(col) > 1:
+            raise ValueError(f"{what}: column {col!r} appears more than once")
     for col in (query, doc):
         if df[col].dtype != object and df[col].isna().any():  # object columns: told as they are converted
             raise _missing(df[col], col, what)
@@ -444,9 +457,10 @@ def _from_frame(df: pd.DataFrame, kind: str, columns: dict[str, str] | None = No
     except (TypeError, ValueError):
         values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
         bad = np.isnan(values) & raw.notna().to_numpy()
-        row = _plain(raw.index[bad][0] if bad.any() else raw.index[0])
+        at = int(np.flatnonzero(bad)[0]) if bad.any() else 0
         name = value_col if value == value_col else f"{value_col} ({value})"
-        raise ValueError(f"{what}: {name} must be a number, got {raw[row]!r} in row {row!r}") from None
+        raise ValueError(f"{what}: {name} must be a number, got {raw.iloc[at]!r} "
+                         f"in row {_plain(raw.index[at])!r}") from None
     out = _frame(ids[0], ids[1], 0.0 - values if is_rank else values, kind)
     _check_values(out, kind, where=what)
     if seen is None:
@@ -580,7 +594,10 @@ def _doc_column(series: pd.Series) -> pd.Series | pa.ChunkedArray | None:
 
 
 def _plain(label: Any) -> Any:
-    """An index label as Python shows it (``1``, not numpy 2's ``np.int64(1)``)."""
+    """An index label as Python shows it (``1``, not numpy 2's ``np.int64(1)``; tuples of a
+    MultiIndex too)."""
+    if isinstance(label, tuple):
+        return tuple(_plain(x) for x in label)
     return label.item() if isinstance(label, np.generic) else label
 
 

@@ -833,6 +833,8 @@ def expand_metrics(
     """
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
+    if not isinstance(metrics, Iterable):
+        raise ValueError(f"metrics must be a spec or a list of specs (e.g. ['nDCG@10', 'AP']), got {metrics!r}")
     columns: dict[str, Metric] = {}
     for spec in metrics:
         if isinstance(spec, Metric):

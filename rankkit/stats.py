@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from ._keys import trec_order
 from ._numerics import exact_matmul, query_mean, query_sum
 from ._validation import check_k, check_option, check_probability
 from .evaluate import QUERY_POLICIES
@@ -419,6 +420,9 @@ def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:
                 raise ValueError(
                     "systems must score the same queries (queries='run'): "
                     + "; ".join(parts) + "; use queries='qrels' to score missing queries 0")
+    # One order whatever the order of the tables' rows (resamples draw queries by position):
+    # trec_eval's, the ids compared as bytes.
+    index = index[trec_order([str(q) for q in index])]
     blocks = []
     for name, t in tables.items():
         t = t.reindex(index, fill_value=0.0) if queries == "qrels" else t.reindex(index)
@@ -643,7 +647,8 @@ def adjust_pvalues(p_values, method: str | None = "holm") -> np.ndarray:
     if method == "bonferroni":
         return np.minimum(p * m, 1.0)
     if method == "sidak":
-        return -np.expm1(m * np.log1p(-p))
+        with np.errstate(divide="ignore"):  # p = 1: log1p(-1) = -inf, adjusted to 1
+            return -np.expm1(m * np.log1p(-p))
     if method in ("bh", "fdr_bh", "by", "fdr_by"):
         return stats.false_discovery_control(p, method=method[-2:])
     order = np.argsort(p, kind="stable")
@@ -655,7 +660,8 @@ def adjust_pvalues(p_values, method: str | None = "holm") -> np.ndarray:
         if method == "holm":
             stepped = np.maximum.accumulate(np.minimum(factor * ranked, 1.0))
         elif method == "holm-sidak":
-            stepped = np.maximum.accumulate(-np.expm1(factor * np.log1p(-ranked)))
+            with np.errstate(divide="ignore"):  # as for sidak
+                stepped = np.maximum.accumulate(-np.expm1(factor * np.log1p(-ranked)))
         else:  # simes-hochberg: step-up
             stepped = np.minimum.accumulate(np.minimum(factor * ranked, 1.0)[::-1])[::-1]
     out = np.empty(m)

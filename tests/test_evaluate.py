@@ -491,3 +491,8 @@ def test_average_ties_with_blocks_or_rankings_left_empty(tmp_path):
     assert from_file["P@1"].to_dict() == {"q1": 0.5}  # a and b tied: a first in half the orders
     empty = evaluate({"q1": {"a": 1}}, {"q1": {"x": 1.0, "y": 1.0}}, ["P@1"], ties="average", judged_only=True)
     assert empty["P@1"].to_dict() == {"q1": 0.0}
+
+
+def test_metrics_none_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"metrics must be a spec or a list of specs .* got None"):
+        evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, None)

@@ -369,3 +369,24 @@ def test_query_ids_equal_in_python_but_not_as_text_are_an_error():
             read_qrels(frame)
     mixed = pd.DataFrame({"query_id": pd.Series([1, "q2"], dtype=object), "doc_id": ["a", "b"], "relevance": [1, 1]})
     assert read_qrels(mixed).query_id.tolist() == ["1", "q2"]
+
+
+class TestClearErrors:
+    def test_bad_value_names_one_row_whatever_the_index(self):
+        for index, row in (([0, 0, 0], "0"), (pd.MultiIndex.from_tuples([(1, "a"), (1, "b"), (2, "c")]), r"\(1, 'b'\)")):
+            run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [1, "x", 2]}, index=index)
+            with pytest.raises(ValueError, match=rf"run DataFrame: score must be a number, got 'x' in row {row}$"):
+                read_run(run)
+
+    def test_a_column_given_twice(self):
+        with pytest.raises(ValueError, match=r"run DataFrame: column 'qid' appears more than once"):
+            read_run(pd.DataFrame([["q", "q", "a", 1.0]], columns=["qid", "qid", "docno", "score"]))
+
+    def test_ids_with_a_lone_surrogate(self):
+        with pytest.raises(ValueError, match=r"run: ids must be text, got 'q\\ud800', which holds '\\ud800'"):
+            read_run({"q\ud800": {"a": 1.0}})
+
+    def test_file_objects_named_by_their_type(self):
+        import io
+        with pytest.raises(ValueError, match=r"^<BytesIO> line 1: score must be a number"):
+            read_run(io.BytesIO(b"q Q0 a 1 x t\n"))

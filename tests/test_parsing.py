@@ -548,12 +548,12 @@ class TestFileObjects:
         assert len(read_run(stream)) == 3
 
     def test_errors_name_the_stream(self, tmp_path):
-        with pytest.raises(ValueError, match=r"^<stdin> line 2: expected at least 6 columns, got 3$"):
+        with pytest.raises(ValueError, match=r"^<BytesIO> line 2: expected at least 6 columns, got 3$"):
             read_run(io.BytesIO(RUN[:19] + b"a b c\n"))
         with open(write(tmp_path, "named.txt", b"q Q0 d 1 x t\n"), "rb") as f:
             with pytest.raises(ValueError, match=r"named\.txt line 1: score must be a number, got 'x'$"):
                 read_run(f)
-        with pytest.raises(ValueError, match=r"^<stdin>: empty file, expected qrels lines$"):
+        with pytest.raises(ValueError, match=r"^<BytesIO>: empty file, expected qrels lines$"):
             read_qrels(io.BytesIO(b""))
 
     def test_a_stream_that_cannot_seek(self):
@@ -572,7 +572,7 @@ class TestFileObjects:
         assert len(read_run(Pipe(gzip.compress(RUN)))) == 3
 
     def test_text_stream_is_refused(self):
-        with pytest.raises(ValueError, match=r"<stdin>: not a binary file object \(open it with 'rb'"):
+        with pytest.raises(ValueError, match=r"<StringIO>: not a binary file object \(open it with 'rb'"):
             read_run(io.StringIO(RUN.decode()))
 
     def test_standard_input(self, tmp_path):
