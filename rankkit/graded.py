@@ -66,7 +66,14 @@ def _linear(labels: np.ndarray) -> np.ndarray:
 
 
 def _exp(labels: np.ndarray) -> np.ndarray:
+    _check_exp_range(labels.max(initial=0.0), "gain='exp'")
     return exp2(labels) - 1.0
+
+
+def _check_exp_range(top: float, what: str) -> None:
+    """2**label is inf from 1024 on: every ratio of such gains would be NaN."""
+    if top >= 1024:
+        raise ValueError(f"{what} takes labels below 1024 (2**label overflows), got {float(top)!r}")
 
 
 _linear.monotone = True  # type: ignore[attr-defined]
@@ -678,6 +685,7 @@ def err(
         top = max(r.ideal.max(initial=0.0), r.labels.max(initial=0.0))
     else:
         top = _check_max_grade(max_grade, r.labels)
+    _check_exp_range(top, "ERR")
     labels = r.labels[:, :k]
     ranks = np.arange(1, labels.shape[1] + 1, dtype=np.float64)
     weights = powers(p, labels.shape[1]) / ranks

@@ -918,3 +918,13 @@ def test_jk_discount_through_specs_and_evaluate():
     assert table.iloc[0].tolist() == [ndcg([3, 2, 3, 0, 1, 2], k=10, discount="jk"),
                                       dcg([3, 2, 3, 0, 1, 2], discount="jk", base=3),
                                       idcg([3, 2, 3, 0, 1, 2], discount="jk")]
+
+
+def test_exponential_gains_of_labels_that_overflow_are_refused():
+    # 2**1024 is inf: nDCG and ERR would be inf / inf = NaN, silently
+    labels = [[2000, 1]]
+    with pytest.raises(ValueError, match=r"gain='exp' takes labels below 1024 \(2\*\*label overflows\), got 2000.0"):
+        ndcg(labels, gain="exp")
+    with pytest.raises(ValueError, match=r"ERR takes labels below 1024"):
+        err(labels)
+    assert ndcg([[1023, 1]], gain="exp") == pytest.approx(1.0) and ndcg(labels) == pytest.approx(1.0)
