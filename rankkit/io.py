@@ -760,9 +760,11 @@ def _from_dict(source: Mapping, kind: str) -> pd.DataFrame:
     try:
         doc_ids, unique = pa.array(docs, type=pa.large_string()), True  # distinct keys, distinct ids
     except (pa.ArrowTypeError, pa.ArrowInvalid, UnicodeEncodeError):  # numbers too: 1 and "1" are one id
+        _check_no_floats(docs, kind, "document")
         doc_ids, unique = text_array(docs), False
     del docs
     # Query ids straight to a Categorical with sorted categories (the readers' convention).
+    _check_no_floats(source.keys(), kind, "query")
     names = [q if isinstance(q, str) else str(q) for q in source.keys()]
     keep = lengths > 0  # a query with an empty dict has no row
     by_name, categories = _sorted_ids(names, np.flatnonzero(keep).tolist())
@@ -777,6 +779,13 @@ def _from_dict(source: Mapping, kind: str) -> pd.DataFrame:
     if not unique:
         _check_duplicates(out, kind, where=kind)
     return out
+
+
+def _check_no_floats(ids: Iterable, kind: str, what: str) -> None:
+    """Float keys are refused as float columns are: 10.0 would be the id "10.0"."""
+    bad = next((i for i in ids if isinstance(i, (float, np.floating))), None)
+    if bad is not None:
+        raise ValueError(f"{kind}: {what} ids must be text or integers, got the float {bad!r}")
 
 
 def _is_number(value: Any) -> bool:

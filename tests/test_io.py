@@ -391,3 +391,10 @@ class TestClearErrors:
         import io
         with pytest.raises(ValueError, match=r"^<BytesIO> line 1: score must be a number"):
             read_run(io.BytesIO(b"q Q0 a 1 x t\n"))
+
+
+@pytest.mark.parametrize("data, what, value", [({"q": {10.0: 1}}, "document", "10.0"), ({1.0: {"a": 1}}, "query", "1.0")])
+def test_float_dict_keys_are_refused_as_float_columns_are(data, what, value):
+    with pytest.raises(ValueError, match=rf"qrels: {what} ids must be text or integers, got the float {value}"):
+        read_qrels(data)
+    assert read_qrels({1: {10: 1, "b": 1}}).doc_id.tolist() == ["10", "b"]
