@@ -44,7 +44,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._keys import arrow_ids, arrow_strings, doc_keys, id_bytes, is_binary, is_string_view, pair_keys, text_array
+from ._keys import GOLD, arrow_ids, arrow_strings, doc_keys, id_bytes, is_binary, is_string_view, pair_keys, text_array
 from ._trecfile import FORMATS as _FORMATS
 from ._trecfile import blocks as trec_file_blocks
 from ._trecfile import id_text, opened
@@ -835,14 +835,21 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
     keys, _ = doc_keys(arrow_ids(df.doc_id))
     if len(df) < 2:
         return
-    # One 64-bit key per (query, document), sorted in place; equal neighbours are suspects.
-    key = _pair_keys(df, keys)
-    key.sort(kind="stable")  # timsort: fast on rows grouped by query (see pair_keys)
-    same = key[1:] == key[:-1]
-    if not same.any():
-        return
+    codes = np.asarray(df.query_id.cat.codes)
+    queries = _suspect_queries(codes, keys)
+    if queries is not None:  # rows grouped by query: the rows of queries with a shared key
+        if not len(queries):
+            return
+        rows = np.isin(codes, queries)
+    else:  # one 64-bit key per (query, document), sorted; equal neighbours are suspects
+        key = _pair_keys(df, keys)
+        key.sort(kind="stable")  # timsort: fast on rows grouped by query (see pair_keys)
+        same = key[1:] == key[:-1]
+        if not same.any():
+            return
+        rows = np.isin(_pair_keys(df, keys), key[1:][same])
     # Confirm on the strings (a hash collision is not an error).
-    idx = np.flatnonzero(np.isin(_pair_keys(df, keys), key[1:][same]))
+    idx = np.flatnonzero(rows)
     sub = pd.DataFrame({"q": df.query_id.to_numpy()[idx], "d": df.doc_id.to_numpy()[idx]}, dtype=object)
     dup = sub.duplicated(keep=False).to_numpy()
     if dup.any():
@@ -852,6 +859,36 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
             f"{where}: document {first.d!r} is {what} twice for query {first.q!r} "
             f"(trec_eval rejects duplicates; remove one)"
         )
+
+
+def _suspect_queries(codes: np.ndarray, keys: np.ndarray) -> np.ndarray | None:
+    """The query codes whose documents' keys are not all distinct, when every query's rows
+    are together (a run file's block, most frames); None otherwise, or when the queries are
+    too unequal in length.
+
+    Each query's keys are sorted on their own, as one row of a matrix padded with the
+    largest key: sorting 10,000 rows of 1,000 takes 0.05 s (32-bit keys; 0.12 s 64-bit)
+    where one stable sort of the 10 million pair keys takes 0.27 s. Queries of up to 4,096
+    documents use the top 32 bits of the mixed key (a shared key in ~0.2% of them, then
+    confirmed on the ids), longer ones all 64.
+    """
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    block = codes[starts]
+    sizes = np.diff(np.append(starts, len(codes)))
+    width = int(sizes.max())
+    if len(starts) * width > 2 * len(codes) or len(np.unique(block)) < len(block):
+        return None
+    with np.errstate(over="ignore"):
+        mixed = keys * GOLD  # spreads every bit of the key over the top ones
+    if width <= 4096:
+        mixed = (mixed >> np.uint64(32)).astype(np.uint32)
+    inside = np.arange(width) < sizes[:, None]
+    padded = np.full(inside.shape, np.iinfo(mixed.dtype).max, dtype=mixed.dtype)
+    padded[inside] = mixed
+    del mixed
+    padded.sort(axis=1)
+    shared = (padded[:, 1:] == padded[:, :-1]) & inside[:, 1:]
+    return block[shared.any(axis=1)]
 
 
 def _pair_keys(df: pd.DataFrame, keys: np.ndarray) -> np.ndarray:

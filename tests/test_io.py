@@ -241,16 +241,23 @@ class TestBadInput:
         with pytest.raises(ValueError, match="document 'a-long-document-id' is judged twice for query 'q'"):
             read_qrels(frame)
 
-    def test_duplicate_check_confirms_shared_keys_on_the_ids(self, monkeypatch):
+    @pytest.mark.parametrize("queries, docs", [(["q1", "q1", "q2", "q1", "q2"], ["a", "b", "a", "c", "b"]),
+                                               (["q1", "q1", "q1", "q2", "q2"], ["a", "b", "c", "a", "b"])],
+                             ids=["scattered", "grouped"])
+    def test_duplicate_check_confirms_shared_keys_on_the_ids(self, monkeypatch, queries, docs):
         # With a zero multiplier every document of a query gets the query's key: all rows
-        # are suspects, and only a document really listed twice may be reported.
+        # are suspects, and only a document really listed twice may be reported. Rows
+        # grouped by query take the block-wise path (io._suspect_queries), others the pair keys.
         import rankkit._keys
+        import rankkit.io
 
         monkeypatch.setattr(rankkit._keys, "GOLD", np.uint64(0))
-        run = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q1", "q2"], "doc_id": ["a", "b", "a", "c", "b"],
+        monkeypatch.setattr(rankkit.io, "GOLD", np.uint64(0))
+        run = pd.DataFrame({"query_id": queries, "doc_id": docs,
                             "score": [3.0, 2.0, 1.0, 0.5, 0.2]})
         assert len(read_run(run)) == 5
-        twice = pd.concat([run, run.iloc[[3]]], ignore_index=True)
+        at = docs.index("c")  # q1's document c, listed again after it
+        twice = pd.concat([run.iloc[:at + 1], run.iloc[[at]], run.iloc[at + 1:]], ignore_index=True)
         with pytest.raises(ValueError, match="document 'c' is retrieved twice for query 'q1'"):
             read_run(twice)
 

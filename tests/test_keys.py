@@ -233,3 +233,37 @@ def test_a_categorical_of_other_types_is_not_taken_for_the_one_seen():
     assert rk.read_run(frame).query_id.tolist() == ["1", "z"]
     other = frame.assign(query_id=pd.Categorical([1.0, "z"]))  # 1.0 == 1 in Python, but another id
     assert rk.read_run(other).query_id.tolist() == ["1.0", "z"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 60), min_size=1, max_size=40), min_size=1, max_size=8), st.randoms())
+def test_block_wise_duplicate_check_finds_the_queries_with_a_shared_key(blocks, random):
+    # rankkit.io._suspect_queries, against a set per query: each inner list is one query's
+    # document keys (few values, so that some repeat), its rows together, codes in any order.
+    codes = list(range(len(blocks)))
+    random.shuffle(codes)
+    keys = np.array([k for block in blocks for k in block], dtype=np.uint64)
+    rows = np.repeat(np.array(codes, dtype=np.int16), [len(b) for b in blocks])
+    found = rk.io._suspect_queries(rows, keys)
+    if len(blocks) * max(map(len, blocks)) > 2 * len(keys):  # too unequal: the pair keys' sort
+        assert found is None
+    else:
+        assert sorted(found) == sorted(c for c, b in zip(codes, blocks) if len(set(b)) < len(b))
+
+
+@pytest.mark.parametrize("sizes", [[5000], [4097, 4000], [3000, 4096]])
+def test_block_wise_duplicate_check_on_long_queries(sizes):
+    # Queries over 4,096 documents sort 64-bit keys, shorter ones 32-bit: one duplicate in
+    # the last query is found either way, and distinct keys are never a suspect.
+    rng = np.random.default_rng(sum(sizes))
+    keys = rng.integers(0, 2**64, size=sum(sizes), dtype=np.uint64)  # distinct (a fixed seed)
+    codes = np.repeat(np.arange(len(sizes), dtype=np.int16), sizes)
+    assert len(rk.io._suspect_queries(codes, keys)) == 0
+    keys[-1] = keys[-2]
+    assert rk.io._suspect_queries(codes, keys).tolist() == [len(sizes) - 1]
+
+
+def test_block_wise_duplicate_check_needs_queries_together():
+    keys = np.arange(4, dtype=np.uint64)
+    assert rk.io._suspect_queries(np.array([0, 1, 0, 1], dtype=np.int8), keys) is None
+    assert rk.io._suspect_queries(np.array([1, 1, 0, 0], dtype=np.int8), keys).tolist() == []
