@@ -110,7 +110,9 @@ def blocks(source: Any, kind: str, size: int) -> Iterator[tuple[str, pa.ChunkedA
         for data in _line_blocks(_chunks(inp, min(size, _BLOCK)), size):
             with _Input.of_block(data, inp.name, first_line) as part:
                 query_ids, doc_ids, values, tag = _parse_input(part, kind)
-            first_line += int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A))  # 3x bytes.count
+            if part.lines is None:  # 3x faster than bytes.count
+                part.lines = int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A))
+            first_line += part.lines
             size_read = len(data)
             del data, part  # not held while the caller works on the block
             rows += len(values)
@@ -135,16 +137,23 @@ def _parse_input(inp: _Input, kind: str) -> _Parsed:
 def _line_blocks(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
     """The bytes regrouped into blocks of whole lines of about ``size`` bytes (or more: a
     line is never cut)."""
-    pending: list[bytearray] = []
+    pending: list = []  # bytes read since the last block (the first item may be a view)
     held = 0
-    for part in _whole_lines(chunks):
-        pending.append(part)
-        held += len(part)
-        if held >= size:
-            yield b"".join(pending)
-            pending, held = [], 0
-    if pending:
-        yield b"".join(pending)
+    for data in chunks:
+        pending.append(data)
+        held += len(data)
+        if held < size:
+            continue
+        # Up to the last line end (or all of it with a NUL, which the parse reports)
+        cut = data.rfind(b"\n") + 1 or (len(data) if b"\x00" in data else 0)
+        if not cut or held - (len(data) - cut) < size:
+            continue
+        pending[-1] = memoryview(data)[:cut]
+        yield b"".join(pending)  # the one copy of the bytes read
+        pending, held = [memoryview(data)[cut:]], len(data) - cut
+    if held:
+        last = b"".join(pending)
+        yield last if last.endswith(b"\n") else last + b"\n"  # trec_eval ends the last line too
 
 
 def id_text(raw: bytes) -> str:
@@ -163,6 +172,7 @@ class _Input:
 
     first_line = 1  # the number of the first line (a block of a file read in blocks: see blocks)
     block: bytes | None = None  # the bytes, when they are a block already in memory
+    lines: int | None = None  # its lines, when a parse knows them (the clean parse: one a row)
 
     def __init__(self, source: Any):
         self.path, self._stream, self._start, self._spool = None, None, 0, None
@@ -519,6 +529,7 @@ def _parse_clean(inp: _Input, kind: str) -> _Parsed | None:
     pa.default_memory_pool().release_unused()  # the parser's blocks: lower the peak that follows
     if not np.isfinite(values).all():  # pyarrow reads inf and nan
         return _scan_lines(inp, kind)  # names the line
+    inp.lines = len(values)  # proven: no blank or comment line, each line a row
     return query_ids, doc_ids, values, scan.tag()
 
 

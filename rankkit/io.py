@@ -1082,8 +1082,8 @@ def _cut_last_query(block: tuple) -> tuple[tuple, tuple]:
     if last[:cut].any():  # the query also comes earlier: not a tail
         return _split(block, ~last), _split(block, last)
     rest = (block[0].slice(0, cut), block[1].slice(0, cut), block[2][:cut])
-    tail = pa.array(np.arange(cut, len(last)))
-    return rest, (block[0].take(tail), block[1].take(tail), block[2][cut:].copy())
+    tail = pa.array(np.arange(len(last) - cut))  # taken from the slice: Arrow would first join every chunk
+    return rest, (block[0].slice(cut).take(tail), block[1].slice(cut).take(tail), block[2][cut:].copy())
 
 
 def _split(block: tuple, rows: np.ndarray) -> tuple:

@@ -684,3 +684,26 @@ def test_every_path_reads_every_file_like_the_reference(tmp_path_factory, data):
     kind = data.draw(st.sampled_from(["qrels", "run"]))
     text = data.draw(files(kind).filter(lambda t: unique_pairs(t, kind)))
     check_all_paths(tmp_path_factory.mktemp("any"), text, kind)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab \n\x00", max_size=200), st.lists(st.integers(1, 40), min_size=1, max_size=20),
+       st.integers(1, 60))
+def test_line_blocks_are_the_bytes_in_whole_lines(text, cuts, size):
+    # rankkit._trecfile._line_blocks, whatever sizes the reads come in: the bytes unchanged
+    # and in order, every block whole lines (the last line given its newline; a read with a
+    # NUL and no line end may end a block, for the parse to report), every block but the
+    # last at least ``size`` bytes.
+    from rankkit._trecfile import _line_blocks
+
+    data = text.encode()
+    chunks, at = [], 0
+    while at < len(data):
+        step = cuts[len(chunks) % len(cuts)]
+        chunks.append(data[at:at + step])
+        at += step
+    blocks = list(_line_blocks(iter(chunks), size))
+    whole = data if not data or data.endswith(b"\n") else data + b"\n"
+    assert b"".join(blocks) in ((whole, data) if b"\x00" in data else (whole,))
+    assert all(block.endswith(b"\n") or b"\x00" in block for block in blocks)
+    assert all(len(block) >= size for block in blocks[:-1])

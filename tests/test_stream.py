@@ -193,6 +193,23 @@ def test_errors_name_the_line_of_the_whole_file(tmp_path, tiny_blocks):
         rk.evaluate(QRELS, path, SPECS, memory=1)
 
 
+@pytest.mark.parametrize("bad_at", [3, 40, 77, 119])
+@pytest.mark.parametrize("odd_every", [0, 13, 50])
+def test_line_numbers_carry_over_clean_and_other_blocks(tmp_path, tiny_blocks, bad_at, odd_every):
+    # Clean blocks count their lines as their rows, others count newlines: a bad line after
+    # blocks of both kinds (comments and blank lines every ``odd_every`` lines) is named alike.
+    tiny_blocks(200)
+    lines = run_text([(f"q{i // 10}", f"d{i}", 1.0, "t") for i in range(120)]).splitlines(keepends=True)
+    if odd_every:
+        lines = [x for i, line in enumerate(lines) for x in ([line, "# note\n", "\n"] if i % odd_every == 5 else [line])]
+    bad = next(i for i, line in enumerate(lines) if line.startswith("q") and i >= bad_at)
+    lines[bad] = lines[bad].replace(" 1.0 ", " x ")
+    path = tmp_path / "run.txt"
+    path.write_text("".join(lines))
+    with pytest.raises(ValueError, match=rf"run.txt line {bad + 1}: score must be a number, got 'x'"):
+        rk.evaluate(QRELS, path, SPECS, memory=1)
+
+
 def test_a_duplicate_across_blocks_is_an_error(tmp_path, tiny_blocks):
     path = tmp_path / "run.txt"
     path.write_text(run_text(GROUPED[:3] + [("q1", "a", 0.1, "t1")]))
