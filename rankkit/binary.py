@@ -42,7 +42,7 @@ __all__ = [
     "precision", "recall", "r_precision", "success", "average_precision",
     "reciprocal_rank", "bpref", "judged", "num_retrieved", "num_relevant",
     "num_relevant_retrieved", "interpolated_precision", "pr_curve", "relative_precision",
-    "num_nonrelevant_judged_retrieved", "interpolated_precision_average",
+    "num_nonrelevant_judged_retrieved", "interpolated_precision_average", "yaap",
 ]
 
 FloatResult = Union[float, np.ndarray]
@@ -536,6 +536,65 @@ def average_precision(
     else:
         denominator = n_rel if k is None else np.minimum(n_rel, k)
     return r.result(_ratio(total, denominator))
+
+
+def yaap(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatResult:
+    """Yet another average precision (Robertson 2012): AP on a log-odds scale.
+
+    With S = sum_{i: rel_i} P@i (R times AP: the precisions summed, not averaged) and R
+    the number of relevant documents,
+
+        YAAP = log((1 + S) / (1 + R - S)).
+
+    It grows with AP on one query (S = R * AP) but is not bounded: a query whose relevant
+    documents are all found at the top gets log(1 + R), one where none is found
+    -log(1 + R), and 0 when it has none. Averaged over queries (trec_eval ``yaap``, not in
+    ``all_trec``), a hard query no longer weighs next to nothing as it does in MAP.
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant.
+    n_relevant : int, array-like of shape (n_queries,) or None, default=None
+        R, overriding ``num_relevant(rankings)`` (see :func:`recall`).
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        Natural logarithm, in [-log(1 + R), log(1 + R)].
+
+    Raises
+    ------
+    ValueError
+        For rankings with tie groups (``ties="average"``), as :func:`average_precision`.
+
+    References
+    ----------
+    S. Robertson, "On Smoothing Average Precision", ECIR 2012, LNCS 7224, pp. 158-169,
+    https://doi.org/10.1007/978-3-642-28997-2_14 (trec_eval 10 ``m_yaap.c``).
+
+    Examples
+    --------
+    The rose example of Jason's notes on AP: S = 1/3 + 2/4 + 3/5 + 4/6 = 2.1 of R = 4,
+    log(3.1 / 2.9):
+
+    >>> round(yaap([0, 0, 1, 1, 1, 1]), 4)
+    0.0667
+
+    All four at the top: log(1 + R) = log(5).
+
+    >>> round(yaap([1, 1, 1, 1, 0, 0]), 4)
+    1.6094
+    """
+    r = as_rankings(rankings)
+    rel = check_rel(rel)
+    n_rel = _n_relevant(r, rel, n_relevant)
+    _no_ties(r, "yaap")
+    ranks = _relevant_ranks(r.labels >= rel)[0]
+    total = rank_sum(_precision_at_relevant(ranks))  # rank by rank, as m_yaap.c sums
+    return r.result(np.log((1.0 + total) / (1.0 + n_rel - total)))
 
 
 def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:

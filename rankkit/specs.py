@@ -286,6 +286,8 @@ REGISTRY: dict[str, MetricInfo] = {
                      summary="average precision (trec_eval map, map_cut)"),
     "GMAP": MetricInfo(binary.average_precision, _REL, cutoff=False, aggregate="gmean", summary_only=True,
                        trec=(plain("gm_map"),), summary="AP per query; the geometric mean over queries"),
+    "YAAP": MetricInfo(binary.yaap, _REL, cutoff=False, trec=(plain("yaap"),),
+                       summary="yet another AP: log((1 + S) / (1 + R - S)), S = R * AP (Robertson 2012)"),
     "RR": MetricInfo(binary.reciprocal_rank, _REL, trec=(plain("recip_rank"),),
                      summary="reciprocal rank of the first relevant document"),
     "bpref": MetricInfo(binary.bpref, _REL, cutoff=False, trec=(plain("bpref"),),
@@ -395,7 +397,7 @@ TREC_ORDER: tuple[str, ...] = (
     "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
     "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
     "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-    "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
+    "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj",
 )
 
 #: trec_eval's nicknames for sets of measures (each measure with its default parameters).
@@ -404,7 +406,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
                  "bpref", "recip_rank", "iprec_at_recall", "P"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
-    "all_trec": tuple(m for m in TREC_ORDER if m not in ("dcg", "ideal_dcg")),
+    "all_trec": tuple(m for m in TREC_ORDER if m not in ("dcg", "ideal_dcg", "yaap")),
 }
 
 #: trec_eval measure name -> (registry row, its TrecName).

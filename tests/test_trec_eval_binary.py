@@ -37,8 +37,10 @@ FLAGS = [
     ["-m", "official", "-m", "set", "-N", "1000", "-m", "utility.1,-1,-1,1", "-n"],
     ["-m", "set_F.0.5", "-m", "rbp.p=0.5", "-m", "unj.3", "-m", "relative_P.5", "-m", "relstring.20",
      "-m", "11pt_avg.0.5,0.1,0.9", "-m", "Rprec_mult.0.3,1.5", "-m", "ndcg.1=3,2=9", "-m", "G.1=2,3=5",
-     "-m", "ndcg_rel.2=5", "-m", "Rndcg.1=1,2=1", "-m", "rbp_resid.p=0.5", "-m", "iprec_at_recall..33,.5"],
-    ["-c", "-m", "utility.2,-1,-1,0", "-m", "rbp_resid.p=0.5", "-m", "relstring.20", "-m", "unj"],
+     "-m", "ndcg_rel.2=5", "-m", "Rndcg.1=1,2=1", "-m", "rbp_resid.p=0.5", "-m", "iprec_at_recall..33,.5",
+     "-m", "yaap"],
+    ["-c", "-m", "utility.2,-1,-1,0", "-m", "rbp_resid.p=0.5", "-m", "relstring.20", "-m", "unj", "-m", "yaap"],
+    ["-m", "yaap", "-m", "map", "-J", "-l", "2"],
 ]
 # "\udce9": the Latin-1 byte 0xe9, not UTF-8 (written back through surrogateescape)
 DOCS = [f"d{i}" for i in range(25)] + ["D1", "a", "Z9", "d10x", "caf\udce9", "café"]

@@ -10,12 +10,14 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankkit as rk
 from rankkit import judgments, sets
 from rankkit.binary import (
-    interpolated_precision, interpolated_precision_average, num_nonrelevant_judged_retrieved,
-    r_precision, relative_precision,
+    average_precision, interpolated_precision, interpolated_precision_average,
+    num_nonrelevant_judged_retrieved, r_precision, relative_precision, yaap,
 )
 from rankkit.evaluate import aggregate, geometric_mean, score
 from rankkit.graded import binary_g, g_measure, ndcg_rel, rndcg
@@ -34,6 +36,48 @@ def rankings(labels, judged, pooled=None, extra=()):
 
 
 # --------------------------------------------------------------------------- binary and set
+
+
+def m_yaap(labels, n_rel, rel=1):
+    """trec_eval 10's m_yaap.c as a loop over the ranks (the oracle)."""
+    found, total = 0, 0.0
+    for i, label in enumerate(labels):
+        if label >= rel:
+            found += 1
+            total += found / (i + 1)
+    return math.log((1.0 + total) / (1.0 + n_rel - total))
+
+
+def test_yaap_by_hand():
+    # Relevant at ranks 1 and 3 of R = 3: S = 1 + 2/3; log((1 + 5/3) / (1 + 3 - 5/3)).
+    r = rankings([2, 0, 1, 0], [True, True, True, False], extra=[1])
+    assert yaap(r)[0] == pytest.approx(math.log((8 / 3) / (7 / 3)), abs=1e-15)
+    assert yaap(r, rel=2)[0] == pytest.approx(math.log(2 / 1), abs=1e-15)  # one relevant, at rank 1
+    assert yaap([0, 0, 0]) == 0.0  # no relevant document: log(1)
+    assert yaap([0, 0], n_relevant=2) == pytest.approx(-math.log(3))  # none of R found: -log(1 + R)
+    assert yaap([1, 1, 0]) == pytest.approx(math.log(3))  # all at the top: log(1 + R)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), max_size=12), min_size=1, max_size=6), st.integers(0, 3),
+       st.sampled_from([1, 2]))
+def test_yaap_equals_the_loop_of_m_yaap_c(rows, unretrieved, rel):
+    width = max(map(len, rows))
+    labels = np.array([row + [0] * (width - len(row)) for row in rows], dtype=float)
+    n_rel = (labels >= rel).sum(axis=1) + unretrieved
+    got = yaap(labels, rel=rel, n_relevant=n_rel)
+    assert got.tolist() == [pytest.approx(m_yaap(row, n, rel), abs=1e-12) for row, n in zip(labels, n_rel)]
+    ap = average_precision(labels, rel=rel, n_relevant=n_rel)  # S = R * AP
+    assert np.allclose(got, np.log((1 + n_rel * ap) / (1 + n_rel - n_rel * ap)), rtol=0, atol=1e-12)
+
+
+def test_yaap_by_its_trec_eval_name():
+    qrels = {"1": {"a": 1, "b": 0, "c": 2, "z": 1}, "2": {"a": 0, "q": 1}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5}, "2": {"a": 1.0, "e": 0.5}}
+    table = rk.evaluate(qrels, run, ["yaap", "YAAP"])
+    assert table.columns.tolist() == ["yaap", "YAAP"] and table.yaap.equals(table.YAAP.rename("yaap"))
+    assert table.yaap.tolist() == [pytest.approx(m_yaap([1, 0, 2, 0], 3)), pytest.approx(m_yaap([0, 0], 1))]
+    assert "yaap" not in rk.specs.NICKNAMES["all_trec"]  # trec_eval 10 leaves it out too
 
 
 def test_relative_precision():
