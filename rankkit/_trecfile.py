@@ -73,7 +73,7 @@ _BOM = b"\xef\xbb\xbf"
 _GZIP = b"\x1f\x8b"
 _BINARY_WITHIN = 8192  # bytes: a file with a NUL byte there is "not a text file" before all else
 _SPOOL_IN_MEMORY = 1 << 26  # a pipe is kept (to be read again) in memory up to 64 MB, then on disk
-_NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE = (b"inf", b"infinity", b"nan")
 _OS_REASONS = {errno.ENOENT: "no such file", errno.EISDIR: "is a directory", errno.EACCES: "permission denied"}
 
@@ -190,7 +190,7 @@ class _Input:
             try:
                 mode = os.stat(source).st_mode
             except OSError as err:
-                raise _os_error(self.name, err) from None
+                raise os_error(self.name, err) from None
             if stat.S_ISDIR(mode):
                 raise ValueError(f"{self.name}: is a directory")
             self.path = source
@@ -267,7 +267,7 @@ class _Input:
         try:
             f = open(self.path, "rb", buffering=0)
         except OSError as err:
-            raise _os_error(self.name, err) from None
+            raise os_error(self.name, err) from None
         with f:
             yield f
 
@@ -289,7 +289,8 @@ def _seekable(f: Any) -> bool:
         return False
 
 
-def _os_error(name: str, err: OSError) -> ValueError:
+def os_error(name: str, err: OSError) -> ValueError:
+    """An I/O error as the ValueError a reader raises: the file's name, then why in a few words."""
     return ValueError(f"{name}: {_OS_REASONS.get(err.errno) or f'cannot read ({err.strerror or err})'}")
 
 
@@ -302,7 +303,7 @@ def _read_block(f: IO[bytes], name: str, size: int = _BLOCK) -> bytes:
     except (gzip.BadGzipFile, zlib.error) as err:
         raise ValueError(f"{name}: corrupt gzip file ({err})") from None
     except OSError as err:
-        raise _os_error(name, err) from None
+        raise os_error(name, err) from None
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
     if not isinstance(data, bytes):
@@ -741,7 +742,7 @@ def _split_lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
 def _number(text: bytes, where: str, what: str) -> float:
     """A score or label: a plain decimal number (Python's float() alone would also take
     ``1_000``, ``infinity`` and non-ASCII digits)."""
-    if _NUMBER.fullmatch(text) is None:
+    if NUMBER.fullmatch(text) is None:
         unsigned = text[1:] if text[:1] in (b"+", b"-") else text
         problem = "finite" if unsigned.lower() in _NON_FINITE else "a number"
         raise ValueError(f"{where}: {what} must be {problem}, got {id_text(text)!r}")

@@ -30,7 +30,7 @@ from ._keys import query_index
 from .evaluate import TIE_POLICIES
 from .specs import REGISTRY
 from .stream import parse_memory
-from .trec import evaluate_like_trec_eval, trec_lines, trec_measures
+from .trec import evaluate_like_trec_eval, read_zscores, trec_lines, trec_measures
 
 PROG = "rankkit"
 
@@ -117,6 +117,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="score only the judged documents of each ranking (trec_eval -J)")
     ev.add_argument("-N", "--n-docs", "--Number_docs_in_coll", type=_nonnegative_int, metavar="N",
                     help="number of documents in the collection, for utility (trec_eval -N)")
+    ev.add_argument("-Z", "--Zscore", metavar="FILE",
+                    help="print z-scores: (value - mean) / stddev of each query and measure, from FILE's lines "
+                         "'qid measure mean stddev'; -1000000 where FILE has none (trec_eval -Z)")
     ev.add_argument("-v", "--version", action="version", version=f"{PROG} {__version__} (trec_eval 10.0 measures)",
                     help="print the version and exit")
     ev.add_argument("--ties", choices=TIE_POLICIES, default="docno",
@@ -200,12 +203,13 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
     if args.level is not None and args.level != int(args.level):
         warnings.warn(f"-l {args.level:g} is not an integer; rankkit uses it (label >= {args.level:g} is "
                       f"relevant), trec_eval would use {int(args.level)}", UserWarning, stacklevel=2)
+    zscores = read_zscores(args.Zscore) if args.Zscore is not None else None
     run = sys.stdin.buffer if args.run == "-" else args.run
     table, summary = evaluate_like_trec_eval(
         args.qrels, run, columns,
         complete=args.judged_queries, rel=args.level, depth=args.depth,
         judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties, memory=args.memory,
-        progress=sys.stderr.isatty() if args.progress is None else args.progress,
+        progress=sys.stderr.isatty() if args.progress is None else args.progress, zscores=zscores,
     )
     _write(table, summary, args, out)
 

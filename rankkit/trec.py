@@ -15,6 +15,9 @@ things differ from :func:`rankkit.evaluate` and live here:
   then counts every qrels label above 0, whatever ``-l``.
 - **Printing.** ``%-22s\\t<query>\\t%6.4f``; counts as integers; runid and relstring as
   strings; NaN as trec_eval's ``-nan``.
+- **Z-scores (-Z).** Each per-query value becomes (value - mean) / stddev from a file of
+  ``qid measure mean stddev`` lines (:func:`read_zscores`, :func:`to_zscores`) before the
+  ``all`` line is computed, as trec_eval 10 converts each query before accumulating.
 
 Without ``-c`` trec_eval 10 stops (exit 4) at a judged query that the run lacks; rankkit
 warns and scores the queries the two files share, like trec_eval 9 (see the README's table
@@ -24,6 +27,7 @@ of deliberate differences).
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -32,15 +36,17 @@ import numpy as np
 import pandas as pd
 
 from ._interpolation import recall_cut
+from ._numerics import query_sum
+from ._trecfile import NUMBER, id_text, os_error
 from .binary import STANDARD_RECALL_LEVELS
-from .evaluate import aggregate, report_unscored, score_columns, select_queries, with_tag
+from .evaluate import GEOMETRIC_FLOOR, aggregate, report_unscored, score_columns, select_queries, with_tag
 from .io import RunFile, read_qrels
 from .join import rank
 from .rankings import Rankings
 from .stream import combine, judged_max_grade, parse_memory, stream_tables
 from .specs import NICKNAMES, TREC_FAMILIES, TREC_ORDER, Metric, expand_metrics, parse_metric, trec_columns
 
-__all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines"]
+__all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines", "read_zscores", "to_zscores"]
 
 #: Values trec_eval -c sets on a query missing from the run (matched by exact name; and
 #: every name that starts with unj).
@@ -97,11 +103,12 @@ def evaluate_like_trec_eval(
     ties: str = "docno",
     memory: int | str | None = None,
     progress: bool = False,
+    zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
 ) -> tuple[pd.DataFrame, pd.Series]:
     """Per-query values and the ``all`` line, as trec_eval computes them.
 
     ``complete`` is trec_eval's ``-c``; ``rel`` ``-l``, ``depth`` ``-M``, ``judged_only``
-    ``-J``, ``n_docs`` ``-N``. A TREC run file is read block by block within ``memory``,
+    ``-J``, ``n_docs`` ``-N``; ``zscores`` (:func:`read_zscores`) ``-Z``. A TREC run file is read block by block within ``memory``,
     with a progress bar if ``progress`` (see :func:`rankkit.evaluate`). Returns the per-query table (one row per scored query,
     in trec_eval's order) and the ``all`` values (a Series; strings for runid).
     """
@@ -126,10 +133,89 @@ def evaluate_like_trec_eval(
         table = _trec_table(r.take(keep), columns, judged_only, rel, r.max_grade(), n_docs)
         n_rel = float((r.ideal[r.has_qrels] > 0).sum())
     table.attrs["unscored"] = unscored
+    geometric = to_zscores(table, zscores) if zscores is not None else {}
     summary = aggregate(table)
+    for column, value in geometric.items():
+        summary[column] = value
     if complete and "num_rel" in table.columns:  # trec_eval counts every label > 0 here
         summary["num_rel"] = n_rel
     return table, summary
+
+
+#: trec_eval's MISSING_ZSCORE_VALUE: a value -Z has no mean and deviation for.
+MISSING_ZSCORE = -1000000.0
+
+
+def read_zscores(path: str | os.PathLike) -> dict[tuple[str, str], tuple[float, float]]:
+    """trec_eval's ``-Z`` file: ``(query id, measure) -> (mean, stddev)``, from lines
+    ``qid measure mean stddev`` (fields apart by whitespace; the measure as trec_eval
+    prints it: ``map``, ``P_10``, ``gm_map``).
+
+    Every line must have the four fields, and mean and stddev must be plain finite
+    numbers; a query and measure given twice is an error (trec_eval would take either).
+    Errors name the file and the line.
+    """
+    name = os.fsdecode(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as err:
+        raise os_error(name, err) from None
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    table: dict[tuple[str, str], tuple[float, float]] = {}
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if len(fields) != 4:
+            raise ValueError(f"{name} line {number}: expected 4 fields (qid measure mean stddev), got {len(fields)}")
+        if not all(NUMBER.fullmatch(x) and math.isfinite(float(x)) for x in fields[2:]):
+            raise ValueError(f"{name} line {number}: mean and stddev must be numbers, got {line.decode(errors='replace')!r}")
+        key = (id_text(fields[0]), id_text(fields[1]))
+        if key in table:
+            raise ValueError(f"{name} line {number}: {key[1]} of query {key[0]!r} is given twice")
+        table[key] = (float(fields[2]), float(fields[3]))
+    if not table:
+        raise ValueError(f"{name}: empty file, expected lines: qid measure mean stddev")
+    return table
+
+
+def to_zscores(table: pd.DataFrame, zscores: dict[tuple[str, str], tuple[float, float]]) -> dict[str, float]:
+    """Replace, in ``table``, each query's value of each numeric measure by its z-score,
+    (value - mean) / stddev with the mean and deviation ``zscores`` gives for that query
+    and measure; as trec_eval 10 (``convert_zscores.c``): 0 where stddev is 0 and the value
+    is the mean, :data:`MISSING_ZSCORE` where it is not or where ``zscores`` has none.
+
+    gm_map and gm_bpref keep log(max(value, 1e-5)) per query, as trec_eval does, and it is
+    that which is converted; their ``all`` value is then exp(mean of the z-scores), which
+    this returns ({column: value}) since it is not the geometric mean of the new column.
+    runid, relstring and num_q (the number of queries) are left as they are.
+    """
+    specs = table.attrs.get("metrics", {})
+    queries = [str(q) for q in table.index]
+    geometric = {}
+    table.attrs["zscores"] = True
+    for column in table.columns:
+        info = parse_metric(specs.get(column, column)).info
+        if info.kind == "str" or column == "num_q":
+            continue
+        values = table[column].to_numpy(dtype=np.float64)
+        if info.aggregate == "gmean":
+            values = np.array([math.log(max(v, GEOMETRIC_FLOOR)) for v in values], dtype=np.float64)
+        z = np.array([_zscore(v, zscores.get((q, column))) for q, v in zip(queries, values)], dtype=np.float64)
+        table[column] = z
+        if info.aggregate == "gmean":
+            geometric[column] = math.exp(float(query_sum(z)) / len(z)) if len(z) else 0.0
+    return geometric
+
+
+def _zscore(value: float, mean_sd: tuple[float, float] | None) -> float:
+    if mean_sd is None:
+        return MISSING_ZSCORE
+    mean, sd = mean_sd
+    if sd:
+        return (value - mean) / sd
+    return 0.0 if value == mean else MISSING_ZSCORE
 
 
 def _check_integer_labels(labels: np.ndarray) -> None:
@@ -211,12 +297,16 @@ def trec_lines(
     (none with ``-n``)."""
     specs = table.attrs.get("metrics", {})
     infos = {column: parse_metric(specs.get(column, column)).info for column in table.columns}
+    # After -Z every number is a z-score: "Z" before its name, counts printed as fractions
+    z = table.attrs.get("zscores", False)
+    names = {c: f"Z{c:<22}" if z and infos[c].kind != "str" else f"{c:<22}" for c in table.columns}
+    kinds = {c: "float" if z and infos[c].kind == "int" else infos[c].kind for c in table.columns}
     if per_query:
         shown = [c for c in table.columns if not infos[c].summary_only]
         for qid, row in zip(table.index, table[shown].itertuples(index=False, name=None)):
             for column, value in zip(shown, row):
-                yield f"{column:<22}\t{qid}\t{_format(value, infos[column].kind, True)}"
+                yield f"{names[column]}\t{qid}\t{_format(value, kinds[column], True)}"
     if summary_lines:
         for column in table.columns:
             if infos[column].aggregate != "none":
-                yield f"{column:<22}\tall\t{_format(summary[column], infos[column].kind, False)}"
+                yield f"{names[column]}\tall\t{_format(summary[column], kinds[column], False)}"

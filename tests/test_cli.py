@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -370,3 +372,57 @@ def test_level_that_is_not_an_integer_is_kept_with_a_warning(files, capsys):
         capsys.readouterr().err
     assert run_cli("evaluate", "-l", "2", "-m", "num_rel", qrels, run)[1] == "num_rel               \tall\t1\n"
     assert "is not an integer" not in capsys.readouterr().err
+
+
+def test_zscores_by_hand(tmp_path, files):
+    # q1: AP 0.75, 4 retrieved; q4: AP 0, 1 retrieved (see QRELS, RUN). gm_map's per-query
+    # value is log(max(AP, 1e-5)), as in trec_eval, and its all line exp(mean of the z's).
+    z = tmp_path / "z.txt"
+    z.write_text("q1 map 0.5 0.25\nq4 map 0.1 0\nq1 num_ret 2 4\nq4 num_ret 1 0\n"
+                 "q1 gm_map -1 2\nq4 gm_map -12 1\n")
+    status, out = run_cli("evaluate", *files, "-q", "-Z", str(z), "-m", "runid", "-m", "num_ret", "-m", "map",
+                          "-m", "gm_map", "-m", "relstring.2")
+    gm = math.exp(((math.log(0.75) + 1) / 2 + (math.log(1e-5) + 12) / 1) / 2)
+    assert status == 0
+    assert out == (
+        "Znum_ret               \tq1\t0.5000\n"         # (4 - 2) / 4; counts print as fractions
+        "Zmap                   \tq1\t1.0000\n"         # (0.75 - 0.5) / 0.25
+        "relstring_2           \tq1\t'1-'\n"            # strings keep their name and value
+        "Znum_ret               \tq4\t0.0000\n"         # stddev 0 and the value is the mean
+        "Zmap                   \tq4\t-1000000.0000\n"  # stddev 0 and another value
+        "relstring_2           \tq4\t'0'\n"
+        "runid                 \tall\ttag\n"
+        "Znum_ret               \tall\t0.5000\n"
+        "Zmap                   \tall\t-499999.5000\n"
+        f"Zgm_map                \tall\t{gm:6.4f}\n"
+    )
+    assert f"{gm:6.4f}" == "1.5244"
+
+
+def test_zscores_missing_query_or_measure_and_complete(tmp_path, files):
+    z = tmp_path / "z.txt"
+    z.write_text("q1 P_5 0 1\n")
+    _, out = run_cli("evaluate", *files, "-q", "-c", "-Z", str(z), "-m", "P.5", "-m", "num_rel", "-m", "num_q")
+    assert "ZP_5                   \tq1\t0.4000\n" in out  # 2 relevant of 5: (0.4 - 0) / 1
+    assert "Znum_rel               \tq1\t-1000000.0000\n" in out  # no mean for num_rel
+    assert "ZP_5                   \tq2\t-1000000.0000\n" in out  # q2: not in the file at all
+    assert out.endswith("Znum_q                 \tall\t3.0000\n"  # the number of queries
+                        "Znum_rel               \tall\t3.0000\n"  # -c: every label > 0, as trec_eval
+                        "ZP_5                   \tall\t-666666.5333\n")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("q1 map 0.5\n", r"z\.txt line 1: expected 4 fields \(qid measure mean stddev\), got 3"),
+    ("q1 map 0.5 1\n\nq2 map 0 1\n", r"z\.txt line 2: expected 4 fields"),
+    ("q1 map 0.5 1\nq1 map abc 1\n", r"z\.txt line 2: mean and stddev must be numbers, got 'q1 map abc 1'"),
+    ("q1 map nan 1\n", "mean and stddev must be numbers"),
+    ("q1 map 0.5 1\nq1 map 0.2 1\n", r"z\.txt line 2: map of query 'q1' is given twice"),
+    ("", r"z\.txt: empty file, expected lines: qid measure mean stddev"),
+])
+def test_zscores_file_errors_exit_2(tmp_path, files, capsys, text, message):
+    z = tmp_path / "z.txt"
+    z.write_text(text)
+    assert run_cli("evaluate", *files, "-Z", str(z))[0] == 2
+    assert re.search(message, capsys.readouterr().err)
+    assert run_cli("evaluate", *files, "--Zscore", str(tmp_path / "nope.txt"))[0] == 2
+    assert "nope.txt: no such file" in capsys.readouterr().err
