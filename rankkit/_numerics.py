@@ -55,7 +55,7 @@ import numpy as np
 
 __all__ = [
     "rank_sum", "weighted_rank_sum", "rank_product", "query_sum", "query_mean",
-    "log2_ranks", "log2", "discounts", "jk_discounts", "powers", "exp2", "exact_matmul",
+    "log2_ranks", "log2", "ln", "discounts", "jk_discounts", "powers", "exp2", "exact_matmul",
 ]
 
 _CONTEXT = Context(prec=40)
@@ -89,9 +89,11 @@ def rank_sum(values: np.ndarray) -> np.ndarray:
     return weighted_rank_sum(values, None)
 
 
-def weighted_rank_sum(values: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+def weighted_rank_sum(values: np.ndarray, weights: np.ndarray | None, divisors: np.ndarray | None = None) -> np.ndarray:
     """``sum_i values[:, i] * weights[i]`` per row: each product rounded, then added in rank
-    order as :func:`rank_sum` (not a matrix product, whose order depends on the CPU).
+    order as :func:`rank_sum` (not a matrix product, whose order depends on the CPU); with
+    ``divisors``, ``values[:, i] / divisors[i]`` instead (trec_eval's ``gain / log2(i + 1)``:
+    one rounding, where a product with a rounded ``1 / log2`` has two).
 
     Vectorized across queries, a block of queries at a time: the block is laid out rank by
     rank (one row of ``columns`` per rank) and ``np.add.reduce(columns, axis=0)`` adds the
@@ -114,7 +116,9 @@ def weighted_rank_sum(values: np.ndarray, weights: np.ndarray | None) -> np.ndar
     for start in range(0, n, rows):  # blocks of queries, not one query at a time
         block = values[start:start + rows]
         columns = buffer[:, : len(block)]
-        if weights is None:
+        if divisors is not None:
+            np.divide(block.T, divisors[:depth, None], out=columns)
+        elif weights is None:
             columns[...] = block.T
         else:
             np.multiply(block.T, weights[:depth, None], out=columns)
@@ -282,6 +286,23 @@ def log2(x: np.ndarray) -> np.ndarray:
         return table[whole - 1]
     values, inverse = np.unique(x, return_inverse=True)
     table = np.fromiter((_log2_scalar(float(v)) for v in values), np.float64, len(values))
+    return table[inverse].reshape(x.shape)
+
+
+def ln(x: np.ndarray) -> np.ndarray:
+    """The natural logarithm elementwise for positive ``x``, correctly rounded (computed
+    once per distinct value): numpy's ``log`` may differ in the last bit by CPU.
+
+    Examples
+    --------
+    >>> ln(np.array([1.0, np.e]))
+    array([0., 1.])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if not (x > 0).all():
+        raise ValueError("ln needs positive values")
+    values, inverse = np.unique(x, return_inverse=True)
+    table = np.fromiter((_to_double(_CONTEXT.ln(Decimal(float(v)))) for v in values), np.float64, len(values))
     return table[inverse].reshape(x.shape)
 
 

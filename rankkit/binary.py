@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ._interpolation import interpolate, recall_cut
-from ._numerics import rank_product, rank_sum
+from ._numerics import ln, rank_product, rank_sum
 from ._validation import check_finite, check_k, check_n_relevant, check_option, check_rel
 from .rankings import Rankings, RankingsLike, as_rankings
 
@@ -594,7 +594,7 @@ def yaap(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatRes
     _no_ties(r, "yaap")
     ranks = _relevant_ranks(r.labels >= rel)[0]
     total = rank_sum(_precision_at_relevant(ranks))  # rank by rank, as m_yaap.c sums
-    return r.result(np.log((1.0 + total) / (1.0 + n_rel - total)))
+    return r.result(ln((1.0 + total) / (1.0 + n_rel - total)))  # correctly rounded, as glibc's log
 
 
 def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:

@@ -208,7 +208,7 @@ def _aggregate_column(values: np.ndarray, info: MetricInfo):
     values = values.astype(np.float64)
     if info.aggregate == "gmean":
         return geometric_mean(values)
-    total = float(query_sum(values))  # one query at a time, in query order
+    total = float(query_sum(values)) + 0.0  # one query at a time, in query order, after trec_eval's 0.0
     return total if info.aggregate == "sum" or n == 0 else total / n
 
 

@@ -167,7 +167,9 @@ def _discount_function(discount: str, base) -> DiscountFunction:
 
 def _dcg(gains: np.ndarray, discount: DiscountFunction = discounts) -> np.ndarray:
     """sum_i gains[:, i] * w_i over ranks i = 1, 2, ..., added in rank order; by default
-    w_i = 1 / log2(i + 1)."""
+    w_i = 1 / log2(i + 1), as gains[:, i] / log2(i + 1) (trec_eval's division, to the bit)."""
+    if discount is discounts:
+        return weighted_rank_sum(gains, None, divisors=log2_ranks(gains.shape[1]))
     return weighted_rank_sum(gains, discount(gains.shape[1]))
 
 
@@ -846,9 +848,9 @@ def ndcg_rel(rankings: RankingsLike, *, gain: GainLike = "linear") -> float | Fl
     _no_ties(r, "ndcg_rel")
     gains, ideal = _gains_and_ideal(r, gain)
     width = ideal.shape[1]
-    discount = discounts(width)
-    dcg_at = _prefix(gains * discount[: r.depth])
-    idcg_at = _prefix(ideal * discount)
+    logs = log2_ranks(width)  # divided by, as trec_eval does
+    dcg_at = _prefix(gains / logs[: r.depth])
+    idcg_at = _prefix(ideal / logs)
     positive = gains > 0
     idcg_here = idcg_at[:, : r.depth]
     ratios = np.divide(dcg_at, idcg_here, out=np.zeros_like(dcg_at), where=positive & (idcg_here > 0))
@@ -895,9 +897,9 @@ def rndcg(rankings: RankingsLike, *, gain: GainLike = "linear", rel: float = 1) 
     rel = check_rel(rel)
     _no_ties(r, "rndcg")
     gains, ideal = _gains_and_ideal(r, gain)
-    discount = discounts(ideal.shape[1])
-    dcg_at = _prefix(gains * discount[: r.depth])
-    idcg_at = _prefix(ideal * discount)
+    logs = log2_ranks(ideal.shape[1])  # divided by, as trec_eval does
+    dcg_at = _prefix(gains / logs[: r.depth])
+    idcg_at = _prefix(ideal / logs)
     n_ideal = (ideal > 0).sum(axis=1)
     position = np.arange(1, ideal.shape[1] + 1)
     following = np.concatenate([ideal[:, 1:], np.zeros((r.n_queries, 1))], axis=1)

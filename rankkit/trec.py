@@ -205,8 +205,15 @@ def to_zscores(table: pd.DataFrame, zscores: dict[tuple[str, str], tuple[float, 
         z = np.array([_zscore(v, zscores.get((q, column))) for q, v in zip(queries, values)], dtype=np.float64)
         table[column] = z
         if info.aggregate == "gmean":
-            geometric[column] = math.exp(float(query_sum(z)) / len(z)) if len(z) else 0.0
+            geometric[column] = _exp(float(query_sum(z)) / len(z)) if len(z) else 0.0
     return geometric
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:  # C's exp: inf
+        return math.inf
 
 
 def _zscore(value: float, mean_sd: tuple[float, float] | None) -> float:
@@ -214,7 +221,7 @@ def _zscore(value: float, mean_sd: tuple[float, float] | None) -> float:
         return MISSING_ZSCORE
     mean, sd = mean_sd
     if sd:
-        return (value - mean) / sd
+        return (float(value) - mean) / sd  # Python floats: an overflow is inf, without a warning
     return 0.0 if value == mean else MISSING_ZSCORE
 
 

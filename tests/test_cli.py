@@ -426,3 +426,14 @@ def test_zscores_file_errors_exit_2(tmp_path, files, capsys, text, message):
     assert re.search(message, capsys.readouterr().err)
     assert run_cli("evaluate", *files, "--Zscore", str(tmp_path / "nope.txt"))[0] == 2
     assert "nope.txt: no such file" in capsys.readouterr().err
+
+
+def test_zscores_at_the_edges_of_doubles(tmp_path, files):
+    # A geometric mean of z-scores past exp's range is inf, as C's exp gives; an all line
+    # of -0.0 z-scores is 0.0, as trec_eval's sum starting from 0.0 gives.
+    z = tmp_path / "z.txt"
+    z.write_text("q1 gm_map -1000 1\nq4 gm_map -1000 1\nq1 P_5 0.4 -1\nq4 P_5 0 -1\n")
+    status, out = run_cli("evaluate", *files, "-q", "-Z", str(z), "-m", "gm_map", "-m", "P.5")
+    assert status == 0
+    assert "Zgm_map                \tall\t   inf\n" in out  # %6.4f of inf
+    assert "ZP_5                   \tq1\t-0.0000\n" in out and "ZP_5                   \tall\t0.0000\n" in out

@@ -78,6 +78,28 @@ def test_string_keys_equal_iff_strings_equal(strings):
     assert len(set(keys.values())) == len(keys)  # no collision among distinct strings (64-bit keys)
 
 
+@settings(max_examples=80)
+@given(st.lists(st.text(alphabet="ab", min_size=56, max_size=200), min_size=1, max_size=30),
+       st.lists(st.text(alphabet="xyz", max_size=12), max_size=5))
+def test_long_string_keys_equal_iff_strings_equal(long, short):
+    # Ids past 64 bytes: their later words are hashed all at once, each with its position.
+    strings = long + short + ["a" * 64 + "b" * 8 + "a" * 8, "a" * 64 + "a" * 8 + "b" * 8]  # words swapped
+    a = pa.array(strings, pa.string())
+    b = pa.chunked_array([pa.array(strings[::-1], pa.large_string())])
+    ka, kb = _keys.string_keys(a, b)
+    assert np.array_equal(ka, kb[::-1])
+    keys = dict(zip(strings, ka.tolist()))
+    assert len(set(keys.values())) == len(keys)
+
+
+def test_one_very_long_id_is_keyed_in_its_own_time():
+    # One 400 KB id among 200,000 short ones: its 50,000 words are read once, not 50,000
+    # passes over every id (this took minutes). Keys of equal ids stay equal.
+    ids = [f"d{i}" for i in range(200_000)] + ["L" + "x" * 400_000, "d7"]
+    keys, longest = _keys.doc_keys(pa.chunked_array([pa.array(ids, pa.large_string())]))
+    assert longest == 400_001 and keys[7] == keys[-1] and len(set(keys.tolist())) == 200_001
+
+
 def test_doc_keys_are_built_once_per_array_and_forgotten_with_it():
     ids = pa.chunked_array([pa.array(["d1", "d2", "a-longer-document-id"])])
     keys, longest = _keys.doc_keys(ids)

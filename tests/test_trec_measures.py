@@ -212,3 +212,10 @@ def test_geometric_means_floor_and_value():
     means = aggregate(table)
     assert means["gm_map"] == pytest.approx(math.sqrt(1.0 * 0.5))
     assert means["num_q"] == 2.0
+
+
+def test_last_bits_as_trec_eval():
+    # trec_eval divides each gain by log2(rank + 1), and takes glibc's (correctly rounded)
+    # log for yaap; a product with a rounded 1 / log2, or numpy's SIMD log, is one ulp off.
+    assert rk.ndcg([0, 3]) == 0.6309297535714574  # (3 / log2(3)) / 3; times 1/log2(3): ...575
+    assert yaap([0, 1, 1, 1, 1, 0, 1], n_relevant=7) == -0.030690239365449047
