@@ -70,10 +70,18 @@ def files(draw):
 @settings(max_examples=40, deadline=None)
 @given(files(), st.sampled_from(FLAGS), st.booleans())
 def test_same_bytes_as_trec_eval(tmp_path_factory, data, flags, per_query):
-    folder = tmp_path_factory.mktemp("te")
+    folder = written(tmp_path_factory.mktemp("te"), data)
+    assert_same_output([*flags, *(["-q"] if per_query else []), str(folder / "qrels"), str(folder / "run")])
+
+
+def written(folder, data):
+    """The qrels and run texts of :func:`files` as files in ``folder`` (their bytes)."""
     (folder / "qrels").write_bytes(data[0].encode("utf-8", "surrogateescape"))
     (folder / "run").write_bytes(data[1].encode("utf-8", "surrogateescape"))
-    argv = [*flags, *(["-q"] if per_query else []), str(folder / "qrels"), str(folder / "run")]
+    return folder
+
+
+def assert_same_output(argv: list[str]) -> None:
     theirs = subprocess.run([TREC_EVAL, *argv], capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape")
     out = io.StringIO()
     with warnings.catch_warnings():
@@ -97,18 +105,11 @@ def test_zscores_same_bytes_as_trec_eval(tmp_path_factory, data, flags, per_quer
     # trec_eval 10's binary search reads one entry past the end of its table when the key is
     # above all of them (convert_zscores.c): each query gets a last measure "zzzz", and a
     # last query "zzzz", so that it never does (it may crash or misread otherwise).
-    folder = tmp_path_factory.mktemp("tz")
-    (folder / "qrels").write_bytes(data[0].encode("utf-8", "surrogateescape"))
-    (folder / "run").write_bytes(data[1].encode("utf-8", "surrogateescape"))
+    folder = written(tmp_path_factory.mktemp("tz"), data)
     lines = [f"{q} {m} {mean} {sd}" for q, m, mean, sd in entries]
     lines += [f"{q} zzzz 0 1" for q in QUERIES] + ["zzzz zzzz 0 1"]
     (folder / "z").write_bytes("\n".join(lines).encode("utf-8", "surrogateescape") + b"\n")
     argv = [*flags, *(["-q"] if per_query else []), "-Z", str(folder / "z"), str(folder / "qrels"), str(folder / "run")]
     if "-c" not in flags:  # without -c trec_eval stops at a judged query the run lacks
         argv = ["-c", *argv]
-    theirs = subprocess.run([TREC_EVAL, *argv], capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape")
-    out = io.StringIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert main(["evaluate", *argv], out=out) == 0
-    assert out.getvalue() == theirs
+    assert_same_output(argv)
