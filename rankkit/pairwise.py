@@ -281,14 +281,18 @@ def inversions(labels: Any, scores: Any = None) -> FloatOrArray:
     return r.result(discordant)
 
 
-PNR_TIES = ("concordant", "ignore")
+#: How :func:`pnr` counts pairs with equal labels: left out (the usual definition) or, as
+#: Wang Shusen's slides count them, as concordant.
+PNR_LABEL_TIES = ("ignore", "concordant")
 
 
-def pnr(labels: Any, scores: Any = None, *, ties: str = "concordant") -> FloatOrArray:
+def pnr(labels: Any, scores: Any = None, *, label_ties: str = "ignore") -> FloatOrArray:
     """Positive-to-negative ratio (正逆序比): concordant pairs over discordant pairs.
 
-    PNR = (number of pairs ranked in order) / (number of inversions), over the pairs of
-    documents of a list (see :func:`pair_counts`). Higher is better.
+    PNR = C / D over the pairs of documents of a list (see :func:`pair_counts`): a pair
+    ``i < j`` is concordant when (rel_i - rel_j)(s_i - s_j) > 0 (ranked in the order of
+    its labels), discordant (an inversion) when < 0, and left out when the labels are
+    equal, since such a pair is neither in order nor out of it. Higher is better.
 
     Parameters
     ----------
@@ -296,26 +300,28 @@ def pnr(labels: Any, scores: Any = None, *, ties: str = "concordant") -> FloatOr
         Relevance labels (any finite numbers), in rank order when ``scores`` is None;
         may be ragged.
     scores : array-like of the same shape as ``labels``, or None, default=None
-        Model scores (e.g. the relevance model's p in [0, 1]): the documents are ranked
-        by score, highest first, and ``labels`` may be in any order. Wang Shusen's
-        slides sort by the model's score, p1 >= p2 >= ... >= p6, and judge every pair
-        by its position; with equal scores that position is arbitrary. rankkit counts a
-        pair with equal scores and different labels 1/2 as concordant and 1/2 as
-        discordant -- its expected count over the two orders the tie allows, as AUC
-        counts a tied (positive, negative) pair 1/2 (:func:`auc`) -- so PNR does not
-        depend on how tied documents happen to be listed. To judge ties by the listed
-        order instead, sort the labels by score yourself (stably) and pass them alone.
-    ties : {"concordant", "ignore"}, default="concordant"
-        Pairs with equal labels: ``"concordant"`` counts them in the numerator, as Wang
-        Shusen's slides do (15 pairs, 2 inversions, 13 正序对, PNR = 13/2); ``"ignore"``
-        leaves them out (strictly concordant pairs only: 9/2 for the same list).
+        Model scores s_i (Wang Shusen's slides write p for the relevance model's score):
+        the documents are ranked by score, highest first, and ``labels`` may be in any
+        order. A pair with equal scores and different labels has no order; rankkit
+        counts it 1/2 concordant and 1/2 discordant, its expected count over the two
+        orders the tie allows (as :func:`auc` counts a tied pair 1/2), so PNR does not
+        depend on how tied documents happen to be listed. Implementations that leave
+        such pairs out give the same value whenever no two scores tie.
+    label_ties : {"ignore", "concordant"}, default="ignore"
+        Pairs with equal labels: ``"ignore"`` leaves them out (PNR = C / D);
+        ``"concordant"`` adds them to the numerator, as Wang Shusen's slides do: their
+        13 正序对 of [高, 中, 高, 高, 中, 低] are 9 concordant pairs plus 4 tied ones, so
+        they print 13/2 where the usual count gives 9/2 (an error of the source,
+        reproduced only on request).
 
     Returns
     -------
     float or ndarray of shape (n_queries,)
-        In [0, inf]. With no discordant pair the ratio is ``inf`` (a perfect list); when
-        the numerator is 0 too (fewer than two documents, or only tied pairs with
-        ``ties="ignore"``) it is undefined and ``nan`` -- never silently a number.
+        In [0, inf]. A list without discordant pairs gives ``inf`` when it has a
+        concordant pair (every pair with different labels is in order) and ``nan`` when
+        it has none either -- all labels equal, or fewer than two documents: nothing can
+        be in or out of order, so the ratio is undefined, never silently a number. The
+        counts behind it are ``pair_counts(labels, scores)``.
 
     Notes
     -----
@@ -325,25 +331,25 @@ def pnr(labels: Any, scores: Any = None, *, ties: str = "concordant") -> FloatOr
 
     Examples
     --------
-    The two examples of Wang Shusen's slides, 高 = 3, 中 = 2, 低 = 1, both 13/2 with ties
-    as concordant:
+    The two examples of Wang Shusen's slides, 高 = 3, 中 = 2, 低 = 1: 9 concordant pairs,
+    2 discordant and 4 with equal labels each.
 
     >>> pnr([3, 2, 3, 3, 2, 1]), pnr([3, 3, 3, 1, 2, 2])
-    (6.5, 6.5)
-    >>> pnr([3, 3, 3, 1, 2, 2], ties="ignore")
-    4.5
-    >>> pnr([[2, 1, 0], [1, 1, 1]], ties="ignore")
+    (4.5, 4.5)
+    >>> pnr([3, 2, 3, 3, 2, 1], label_ties="concordant")  # the slides' 13/2
+    6.5
+    >>> pnr([[2, 1, 0], [1, 1, 1]])
     array([inf, nan])
 
     The first example ranked by model scores, where the 2nd and 3rd documents (中, 高)
-    tie: their inversion becomes half an inversion, (13 + 1/2) / (2 - 1/2) = 9.
+    tie: their inversion becomes half an inversion, (9 + 1/2) / (2 - 1/2).
 
-    >>> pnr([3, 2, 3, 3, 2, 1], scores=[0.9, 0.8, 0.8, 0.6, 0.5, 0.4])
-    9.0
+    >>> round(pnr([3, 2, 3, 3, 2, 1], scores=[0.9, 0.8, 0.8, 0.6, 0.5, 0.4]), 4)
+    6.3333
     """
-    ties = check_option(ties, PNR_TIES, "ties")
+    label_ties = check_option(label_ties, PNR_LABEL_TIES, "label_ties")
     r, concordant, discordant, tied = _counts(labels, scores)
-    numerator = concordant + tied if ties == "concordant" else concordant
+    numerator = concordant + tied if label_ties == "concordant" else concordant
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = numerator / discordant  # x/0 -> inf, 0/0 -> nan, both on purpose
     return r.result(ratio)

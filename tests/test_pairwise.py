@@ -93,16 +93,25 @@ def test_source_003_pnr_examples(labels):
     assert counts == PairCounts(9.0, 2.0, 4.0)
     assert sum(counts) == 15  # C(6, 2) pairs
     assert counts.discordant == 2  # "2 个逆序对"
-    assert counts.concordant + counts.tied == 13  # "13 个正序对" (ties counted as concordant)
-    assert pnr(labels) == 13 / 2
-    assert pnr(labels, ties="concordant") == 6.5
-    assert pnr(labels, ties="ignore") == 9 / 2
+    assert counts.concordant + counts.tied == 13  # "13 个正序对": the source counts the ties as concordant
+    assert pnr(labels) == 9 / 2  # the usual count leaves the 4 tied pairs out
+    assert pnr(labels, label_ties="ignore") == 4.5
+    assert pnr(labels, label_ties="concordant") == 13 / 2  # the source's number, on request
     assert inversions(labels) == 2.0
 
 
 def test_source_003_pnr_batch():
-    assert np.array_equal(pnr([SOURCE_003_FIRST, SOURCE_003_SECOND]), [6.5, 6.5])
-    assert np.array_equal(pnr(np.array([SOURCE_003_FIRST, SOURCE_003_SECOND]), ties="ignore"), [4.5, 4.5])
+    assert np.array_equal(pnr([SOURCE_003_FIRST, SOURCE_003_SECOND]), [4.5, 4.5])
+    assert np.array_equal(pnr(np.array([SOURCE_003_FIRST, SOURCE_003_SECOND]), label_ties="concordant"), [6.5, 6.5])
+
+
+def test_pnr_default_is_the_sign_product_definition():
+    """A pair is concordant when (rel_i - rel_j)(s_i - s_j) > 0, discordant when < 0, left
+    out when 0; by rank, s_i = -i (the top document has the highest score)."""
+    labels = SOURCE_003_FIRST
+    signs = [np.sign((labels[i] - labels[j]) * ((-i) - (-j))) for i in range(6) for j in range(i + 1, 6)]
+    assert signs.count(1) == 9 and signs.count(-1) == 2 and signs.count(0) == 4
+    assert pnr(labels) == signs.count(1) / signs.count(-1)
 
 
 def test_source_000_kendall_tau_distance_example():
@@ -169,18 +178,23 @@ def test_pair_counts_accepts_rankings():
     # only the retrieved documents count: the padding of the second row is not a document
     assert np.array_equal(counts.concordant, [2.0, 0.0])
     assert np.array_equal(counts.discordant, [1.0, 1.0])
-    assert pnr(rk.as_rankings([3, 2, 3, 3, 2, 1])) == 6.5
+    assert pnr(rk.as_rankings([3, 2, 3, 3, 2, 1])) == 4.5
 
 
 def test_pnr_edge_cases_are_inf_or_nan_never_a_silent_number():
-    assert pnr([2, 1, 0]) == math.inf  # no discordant pair
-    assert pnr([1, 1]) == math.inf  # the tied pair counts as concordant
-    assert math.isnan(pnr([1, 1], ties="ignore"))  # no pair left: undefined
+    assert pnr([2, 1, 0]) == math.inf  # no discordant pair, some concordant: a perfect list
+    assert math.isnan(pnr([1, 1]))  # all labels equal: no pair is in or out of order
+    assert math.isnan(pnr([3, 3, 3, 3]))
+    assert pnr([1, 1], label_ties="concordant") == math.inf  # the source's count: ties are concordant
     assert math.isnan(pnr([1]))
     assert math.isnan(pnr([]))
     assert pnr([0, 1]) == 0.0
-    out = pnr([[2, 1, 0], [1, 1, 1], [0, 1, 1]], ties="ignore")
+    out = pnr([[2, 1, 0], [1, 1, 1], [0, 1, 1]])
     assert out[0] == math.inf and math.isnan(out[1]) and out[2] == 0.0
+    # the same rule read off pair_counts: inf exactly when D = 0 < C, nan when C = D = 0
+    for labels, value in zip([[2, 1, 0], [1, 1, 1], [0, 1, 1]], out):
+        c, d, _ = pair_counts(labels)
+        assert (d == 0 and c > 0) == (value == math.inf) and (c == d == 0) == math.isnan(value)
 
 
 def test_kendall_tau_hand():
@@ -310,8 +324,9 @@ def test_pair_counts_inversions_pnr_match_brute_force(labels):
     c, d, t = brute_label_pairs(labels)
     assert pair_counts(labels) == PairCounts(float(c), float(d), float(t))
     assert inversions(labels) == d
+    assert np.array_equal(pnr(labels), pnr(labels, label_ties="ignore"), equal_nan=True)  # the default
     for ties, numerator in (("concordant", c + t), ("ignore", c)):
-        got = pnr(labels, ties=ties)
+        got = pnr(labels, label_ties=ties)
         if d > 0:
             assert got == numerator / d
         elif numerator > 0:
@@ -399,7 +414,7 @@ def test_batch_equals_per_row(data):
         lambda x, y: auc(x, y),
         lambda x, y: inversions(x),
         lambda x, y: pnr(x),
-        lambda x, y: pnr(x, ties="ignore"),
+        lambda x, y: pnr(x, label_ties="concordant"),
         lambda x, y: pair_counts(x).tied,
     ]
     for f in functions:
@@ -439,7 +454,7 @@ def test_ragged_equals_per_row(data):
         (lambda: kendall_distance([[1, 2], [1]], [[1, 2], [1, 2]]), "a and b must have the same shape"),
         (lambda: auc([[1, 0]], [[1, 0, 1]]), "labels and scores must have the same shape"),
         (lambda: kendall_tau([1, 2], [1, 2], variant="c"), "variant must be one of 'a', 'b', got 'c'"),
-        (lambda: pnr([1, 0], ties="half"), "ties must be one of 'concordant', 'ignore', got 'half'"),
+        (lambda: pnr([1, 0], label_ties="half"), "label_ties must be one of 'ignore', 'concordant', got 'half'"),
         (lambda: auc([1, 0], [1, 0], rel=0), "rel must be a positive number, got 0"),
         (lambda: auc([1, 0], [1, 0], rel=np.nan), "rel must be a positive number"),
         (lambda: kendall_distance([1, 2], [1, 2], normalize="yes"), "normalize must be True or False"),
@@ -498,27 +513,27 @@ def brute_force_scored(labels, scores):
 
 
 def test_pnr_with_scores_by_hand():
-    labels = [3, 2, 3, 3, 2, 1]  # Wang Shusen's first example: 13 / 2
-    assert pw.pnr(labels, scores=[0.9, 0.8, 0.7, 0.6, 0.5, 0.4]) == 6.5
+    labels = [3, 2, 3, 3, 2, 1]  # Wang Shusen's first example: 9 / 2 (13 / 2 with ties concordant)
+    assert pw.pnr(labels, scores=[0.9, 0.8, 0.7, 0.6, 0.5, 0.4]) == 4.5
     # the same documents listed in another order with their scores: the ranking is by score
     order = [5, 2, 0, 4, 1, 3]
-    assert pw.pnr([labels[i] for i in order], [[0.9, 0.8, 0.7, 0.6, 0.5, 0.4][i] for i in order]) == 6.5
+    assert pw.pnr([labels[i] for i in order], [[0.9, 0.8, 0.7, 0.6, 0.5, 0.4][i] for i in order]) == 4.5
     # the 2nd and 3rd (中 = 2, 高 = 3) tie in score: that inversion counts 1/2 each way
     tied = [0.9, 0.8, 0.8, 0.6, 0.5, 0.4]
     assert pw.pair_counts(labels, scores=tied) == (9.5, 1.5, 4.0)
-    assert pw.pnr(labels, scores=tied) == (9.5 + 4) / 1.5
-    assert pw.pnr(labels, scores=tied, ties="ignore") == 9.5 / 1.5
+    assert pw.pnr(labels, scores=tied) == 9.5 / 1.5
+    assert pw.pnr(labels, scores=tied, label_ties="concordant") == (9.5 + 4) / 1.5
     assert pw.inversions(labels, scores=tied) == 1.5
-    # a pair tied in label and score is a label tie (ties= decides), never half a pair
+    # a pair tied in label and score is a label tie (label_ties= decides), never half a pair
     assert pw.pair_counts([1, 1, 0], scores=[0.5, 0.5, 0.1]) == (2.0, 0.0, 1.0)
     # a constant model: every pair with different labels is half in order, half inverted
     assert pw.pair_counts([1, 0, 1, 0], scores=[0.5] * 4) == (2.0, 2.0, 2.0)
-    assert pw.pnr([1, 0, 1, 0], scores=[0.5] * 4) == 2.0
-    assert pw.pnr([1, 0, 1, 0], scores=[0.5] * 4, ties="ignore") == 1.0
+    assert pw.pnr([1, 0, 1, 0], scores=[0.5] * 4) == 1.0
+    assert pw.pnr([1, 0, 1, 0], scores=[0.5] * 4, label_ties="concordant") == 2.0
     # rows of a batch, ragged, and the rank order as scores gives the labels-only value
     np.testing.assert_array_equal(
-        pw.pnr([[3, 2, 3, 3, 2, 1], [1, 0]], scores=[[6, 5, 4, 3, 2, 1], [0, 1]]), [6.5, 0.0])
-    assert pw.pnr([2, 1], scores=[1, 1], ties="ignore") == 1.0
+        pw.pnr([[3, 2, 3, 3, 2, 1], [1, 0]], scores=[[6, 5, 4, 3, 2, 1], [0, 1]]), [4.5, 0.0])
+    assert pw.pnr([2, 1], scores=[1, 1]) == 1.0
     assert np.isnan(pw.pnr([1], scores=[0.3]))
 
 
@@ -542,8 +557,8 @@ def test_pnr_with_scores_matches_brute_force(data, ties):
     assert pw.inversions(labels, scores=scores) == discordant
     numerator = concordant + tied if ties == "concordant" else concordant
     want = numerator / discordant if discordant else (math.inf if numerator else math.nan)
-    got = pw.pnr(labels, scores=scores, ties=ties)
+    got = pw.pnr(labels, scores=scores, label_ties=ties)
     assert got == want or (math.isnan(got) and math.isnan(want))
     # as one row of a batch (the long rows take the merge sort, the short ones broadcast)
-    batch = pw.pnr([labels, labels[::-1]], scores=[scores, scores[::-1]], ties=ties)
+    batch = pw.pnr([labels, labels[::-1]], scores=[scores, scores[::-1]], label_ties=ties)
     np.testing.assert_array_equal(batch, [got, got])
