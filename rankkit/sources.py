@@ -6,23 +6,27 @@ name to its full citation. The notebooks reproduce every worked example, and
 ``notebooks/08_source_checklist.ipynb`` checks all 54 of their numbers.
 
 - *the guide to ranking metrics*: 全面指南:排名评估指标 ("A comprehensive guide: ranking
-  evaluation metrics"), a Chinese translation, apparently of V. Efimov, "Comprehensive
-  Guide to Ranking Evaluation Metrics" (Towards Data Science, 2023); it is based on Ilya
-  Markov's lecture "Information retrieval, offline evaluation". The translation names no
-  address.
+  evaluation metrics"), an anonymous Chinese translation (translator, date and address not
+  given) of V. Efimov, "Comprehensive Guide to Ranking Evaluation Metrics", Towards Data
+  Science, July 2023,
+  https://towardsdatascience.com/comprehensive-guide-to-ranking-evaluation-metrics-7d10382c1025;
+  it follows Ilya Markov's lecture "Information retrieval, offline evaluation" (date and
+  address not known).
 - *abs_zero's article*: abs_zero, 与你生活密切相关的排序算法的评估指标 ("Evaluation metrics
   of the ranking algorithms in your daily life"), column AI派, Tencent Cloud developer
   community (https://cloud.tencent.com/developer), 2018-12-05; first published on the
   WeChat account AI派, 2018-10-29.
 - *Jason's notes on AP*: Jason, notes on average precision and (mean) reciprocal rank, blog
-  "The Dance of Disorder (Fluctuations of Entropy)", PIXNET (痞客邦); its AP part follows
-  "Rank-aware recsys evaluation metrics",
+  "The Dance of Disorder (Fluctuations of Entropy)", PIXNET (痞客邦); title, date and
+  address not given. Its AP part follows M. Taifi, "MRR vs MAP vs NDCG: Rank-Aware
+  Evaluation Metrics And When To Use Them", The Startup (Medium), 2019,
   https://medium.com/swlh/rank-aware-recsys-evaluation-metrics-5191bba16832.
 - *Wang Shusen's slides*: Wang Shusen (王树森), 相关性的评价指标 ("Evaluation metrics of
-  relevance"), lecture slides, http://wangshusen.github.io/.
+  relevance"), lecture slides of the course 搜索引擎技术 ("Search engine technology"), 2024,
+  https://github.com/wangshusen/SearchEngine (Slides/02_Rel_02.pdf).
 - *the NDCG article*: Ranking算法评估指标:NDCG ("Evaluation metrics of ranking algorithms:
-  NDCG"), a Chinese blog article whose copy names neither author nor address; its worked
-  example ranks lipsticks by two algorithms, A and B.
+  NDCG"), a Chinese blog article whose copy names neither author, date nor address; its
+  worked example ranks lipsticks by two algorithms, A and B.
 """
 
 from __future__ import annotations
