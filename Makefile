@@ -44,16 +44,21 @@ demo: $(VENV)/.notebooks
 	@echo
 	@echo "Rendered notebooks: $(abspath $(OUT))"
 
-# The notebooks for students: 00-07 without the cells tagged `solution` (answers to the
-# exercises) or `remove-cell` (checks), with the inputs of `remove-input` checks collapsed.
-# 08, the teacher's checklist, is left out: it shows exercise answers.
+# The notebooks for students: every notebook but 08 (the teacher's checklist shows the
+# exercises' answers), without the cells tagged `solution` (answers), `remove-cell` (checks)
+# or `teacher` (notes for the teacher), with the inputs of `remove-input` checks collapsed;
+# then Restart & Run All of every copy in its own folder, as a student will run it.
 STUDENT ?= build/student
+STUDENT_NOTEBOOKS := $(filter-out notebooks/08_%,$(wildcard notebooks/[0-9][0-9]_*.ipynb))
+STUDENT_COPIES := $(addprefix $(STUDENT)/,$(notdir $(STUDENT_NOTEBOOKS)))
 student: $(VENV)/.notebooks
+	rm -f $(STUDENT)/[0-9][0-9]_*.ipynb   # copies of an earlier edition, nothing else
 	$(PY) -m jupyter nbconvert --log-level=ERROR --to notebook --TagRemovePreprocessor.enabled=True \
 		--TagRemovePreprocessor.remove_cell_tags solution --TagRemovePreprocessor.remove_cell_tags remove-cell \
-		--output-dir $(STUDENT) notebooks/0[0-7]_*.ipynb
+		--TagRemovePreprocessor.remove_cell_tags teacher --output-dir $(STUDENT) $(STUDENT_NOTEBOOKS)
+	$(PY) $(NBRUN) --inplace --ExecutePreprocessor.record_timing=False $(STUDENT_COPIES)
 	$(PY) notebooks/collapse_checks.py $(STUDENT)
-	@echo "Student notebooks (no solutions): $(abspath $(STUDENT))"
+	@echo "Student notebooks (no solutions), each run top to bottom: $(abspath $(STUDENT))"
 
 # Unit, conformance, doctests and strict nbval on every notebook, with the locked versions.
 test: $(VENV)/.test

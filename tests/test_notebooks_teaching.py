@@ -21,6 +21,11 @@ from traitlets.config import Config
 ROOT = Path(__file__).parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 TEACHING = [p for p in NOTEBOOKS if p.name[:2] in {"01", "02", "03", "04", "05", "06"}]
+LESSONS = [p for p in NOTEBOOKS if p.name[:2] in {"00", "01", "02", "03", "04", "05", "06", "07"}]
+# The students' copy (`make student`): every notebook but 08, the teacher's checklist.
+STUDENT = [p for p in NOTEBOOKS if not p.name.startswith("08_")]
+REMOVED_FOR_STUDENTS = {"solution", "remove-cell", "teacher"}
+CHECK_TAGS = {"remove-input", "remove-cell", "hide-input", "hide-cell", "solution"}
 LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|(?:href|src)=\"([^\"]+)\"")
 
 
@@ -41,7 +46,7 @@ def student(nb) -> nbformat.NotebookNode:
     """The notebook as ``make student`` writes it (the same preprocessor and options)."""
     config = Config()
     config.TagRemovePreprocessor.enabled = True
-    config.TagRemovePreprocessor.remove_cell_tags = {"solution", "remove-cell"}
+    config.TagRemovePreprocessor.remove_cell_tags = REMOVED_FOR_STUDENTS
     out, _ = TagRemovePreprocessor(config=config).preprocess(nbformat.from_dict(nb), {})
     return out
 
@@ -59,12 +64,16 @@ def test_at_least_18_exercises_with_checked_answers():
     assert sum(len(solutions(read(p))) for p in NOTEBOOKS) >= 18
 
 
-def test_make_student_copies_00_to_07_and_collapses_checks(tmp_path):
+def test_make_student_copies_all_but_08_runs_them_and_collapses_checks(tmp_path):
     """08 (the teacher's checklist) shows exercise answers: it stays out of the student copy."""
     rule = (ROOT / "Makefile").read_text()
-    assert "remove_cell_tags solution --TagRemovePreprocessor.remove_cell_tags remove-cell" in rule
-    assert "notebooks/0[0-7]_*.ipynb" in rule and "notebooks/collapse_checks.py $(STUDENT)" in rule
-    for path in NOTEBOOKS[:8]:
+    for tag in sorted(REMOVED_FOR_STUDENTS):
+        assert f"--TagRemovePreprocessor.remove_cell_tags {tag}" in rule
+    assert "$(filter-out notebooks/08_%,$(wildcard notebooks/[0-9][0-9]_*.ipynb))" in rule
+    assert "$(NBRUN) --inplace --ExecutePreprocessor.record_timing=False $(STUDENT_COPIES)" in rule
+    assert "notebooks/collapse_checks.py $(STUDENT)" in rule
+    assert "make student" in (ROOT / ".ci" / "run").read_text()   # CI runs every student notebook
+    for path in STUDENT:
         nbformat.write(student(read(path)), tmp_path / path.name)
     subprocess.run([sys.executable, str(ROOT / "notebooks" / "collapse_checks.py"), str(tmp_path)], check=True)
     for path in sorted(tmp_path.glob("*.ipynb")):
@@ -72,12 +81,12 @@ def test_make_student_copies_00_to_07_and_collapses_checks(tmp_path):
         assert all(c.metadata["jupyter"]["source_hidden"] for c in checks), path.name
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS[:8], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", STUDENT, ids=lambda p: p.stem)
 def test_student_copy_has_no_answer_and_still_runs(path):
     nb = read(path)
     copy = student(nb)
-    assert not [c for c in copy.cells if tags(c) & {"solution", "remove-cell"}]
-    assert len(copy.cells) == len(nb.cells) - sum(bool(tags(c) & {"solution", "remove-cell"}) for c in nb.cells)
+    assert not [c for c in copy.cells if tags(c) & REMOVED_FOR_STUDENTS]
+    assert len(copy.cells) == len(nb.cells) - sum(bool(tags(c) & REMOVED_FOR_STUDENTS) for c in nb.cells)
     # Every remaining cell runs without the answers (no question depends on a solution).
     NotebookClient(copy, timeout=120, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
@@ -118,3 +127,49 @@ def test_links_stay_in_the_repository_or_are_public(path):
             resolved = (path.parent / target.split("#")[0]).resolve()
             assert resolved.is_relative_to(ROOT.resolve()), f"{path.name}: {target} leaves the repository"
             assert resolved.exists(), f"{path.name}: {target} does not exist"
+
+
+def relative_links(nb) -> list[str]:
+    """Targets of the links of the markdown cells that stay in the repository (no address, no anchor)."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for match in LINK.finditer(cell.source):
+                target = (match.group(1) or match.group(2)).split("#")[0]
+                if target and not re.match(r"https?://|attachment:|mailto:", target):
+                    found.append(target)
+    return found
+
+
+@pytest.mark.parametrize("path", STUDENT, ids=lambda p: p.stem)
+def test_student_copy_links_only_to_notebooks_it_holds(path):
+    held = {p.name for p in STUDENT}
+    for target in relative_links(student(read(path))):
+        if target.endswith(".ipynb"):
+            assert target in held, f"{path.name} links to {target}, which the student copy does not hold"
+
+
+def test_start_here_links_every_notebook_in_both_copies():
+    start = read(ROOT / "notebooks" / "00_start_here.ipynb")
+    teacher, students = set(relative_links(start)), set(relative_links(student(start)))
+    assert {p.name for p in NOTEBOOKS[1:]} <= teacher
+    assert {p.name for p in STUDENT[1:]} <= students and "08_source_checklist.ipynb" not in students
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_lesson_cells_show_no_assert(path):
+    """Lessons show the computation and its result; checks live in hidden cells (or in 08)."""
+    shown = [i for i, c in enumerate(read(path).cells) if c.cell_type == "code" and not tags(c) & CHECK_TAGS
+             and re.search(r"^\s*assert\b", c.source, re.M)]
+    assert not shown, f"cells {shown} of {path.name} show an assert"
+
+
+def test_start_here_lists_every_erratum_box():
+    """Every *Erratum* box of a lesson has a row (its source and notebook) in 00's table."""
+    start = "\n".join(c.source for c in read(ROOT / "notebooks" / "00_start_here.ipynb").cells)
+    table = start[start.index("## Where the sources are wrong"):]
+    rows = [line.split("|") for line in table.splitlines() if re.match(r"\| \d{3} \|", line)]
+    listed = {(row[1].strip(), nb) for row in rows for nb in re.findall(r"\d\d", row[-2])}
+    boxes = {(source, path.name[:2]) for path in LESSONS[1:] for c in read(path).cells if c.cell_type == "markdown"
+             for source in re.findall(r"Erratum \(source (\d{3})", c.source)}
+    assert boxes and boxes <= listed, sorted(boxes - listed)
