@@ -244,7 +244,8 @@ def rbp_err(labels, *, p: float = 0.8, rel: float = 1, max_grade: float | None =
     Explorer
         ``values`` ``{"RBP": ..., "ERR": ...}``; ``set_p(p)`` is the slider's callback.
         ``figure.axes[0].lines``: ``"RBP"`` and ``"ERR"`` as (p, value) over :data:`P_GRID`,
-        then the marker of the chosen p (label ``"p = ..."``).
+        styled by :func:`rankkit.plot.system_styles` (Okabe–Ito colours, a marker and a line
+        style each), then the marker of the chosen p (label ``"p = ..."``).
 
     Examples
     --------
@@ -266,19 +267,22 @@ def rbp_err(labels, *, p: float = 0.8, rel: float = 1, max_grade: float | None =
             curves[name].append(value)
 
     def draw(state, values):
+        from .plot import _series_kwargs
+
         fig, ax = _figure()
-        for name, color in (("RBP", "tab:blue"), ("ERR", "tab:orange")):
-            ax.plot(P_GRID, curves[name], color=color, label=name)
+        styles = _series_kwargs({name: P_GRID.size for name in curves})  # markers a tenth of the axes apart
+        for name in curves:
+            ax.plot(P_GRID, curves[name], label=name, **styles[name])
         ax.plot([state["p"]] * 2, [values["RBP"], values["ERR"]], linestyle="none", marker="o",
-                color="black", label=f"p = {state['p']:g}")
+                color="black", zorder=3, label=f"p = {state['p']:g}")
         ax.axvline(state["p"], color="0.6", linestyle=":", linewidth=1)
         ax.set_xlabel("persistence p")
-        ax.set_ylabel("metric")
+        ax.set_ylabel("RBP or ERR of the ranking")
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(0.0, 1.05)
         ax.set_title(f"RBP and ERR as p varies\nat p = {state['p']:g}: "
                      f"RBP = {values['RBP']:.4f}, ERR = {values['ERR']:.4f}")
-        ax.legend(loc="upper left")
+        ax.legend(loc="best")  # the curves start anywhere on the left: matplotlib finds the free corner
         return fig
 
     explorer = Explorer("rbp_err", {"p": float(p)}, compute, draw)
@@ -335,8 +339,9 @@ def cutoffs(
     -------
     Explorer
         ``values`` ``{"P@k", "R@k", "nDCG@k"}``; ``set_k(k)`` is the slider's callback.
-        ``figure.axes[0].lines``: ``"P@k"``, ``"R@k"``, ``"nDCG@k"`` as (k, value), then
-        the chosen k's vertical line (label ``"k = ..."``).
+        ``figure.axes[0].lines``: ``"P@k"``, ``"R@k"``, ``"nDCG@k"`` as (k, value), styled
+        as :func:`rankkit.plot.metric_at_k` styles them, then the chosen k's vertical line
+        (label ``"k = ..."``).
 
     Examples
     --------
@@ -360,10 +365,10 @@ def cutoffs(
 
     def draw(state, values):
         fig, ax = _figure()
-        metric_at_k(table, colors={"P@k": "tab:blue", "R@k": "tab:orange", "nDCG@k": "tab:green"}, ax=ax)
+        metric_at_k(table, ax=ax)
         ax.axvline(state["k"], color="0.4", linestyle=":", linewidth=1, label=f"k = {state['k']}")
         ax.set_ylim(0.0, 1.05)
-        ax.set_ylabel("metric@k")
+        ax.set_ylabel("P@k, R@k or nDCG@k")
         ax.set_title(f"P@k, R@k and nDCG@k of one ranking\nat k = {state['k']}: "
                      + ", ".join(f"{name[:-2]} = {v:.3f}" for name, v in values.items()))
         ax.legend(loc="lower right")
@@ -381,6 +386,39 @@ def cutoffs(
 
 
 # --------------------------------------------------------------------------- reorder
+
+#: Okabe–Ito blue and vermillion (see :data:`rankkit.plot.PALETTE`), and a neutral grey.
+_RELEVANT, _NOT_RELEVANT, _GREY = "#0072B2", "#D55E00", "#BBBBBB"
+
+
+def _draw_ranked_list(ranked: np.ndarray, names: list, rel: float, values: dict):
+    """The figure of :func:`reorder`: a bar per rank (height = label) and, so that a document
+    of label 0 shows, a marker per document at its label (a blue disc when relevant, a
+    vermillion cross when not: told apart by shape as well as colour)."""
+    fig, ax = _figure()
+    n = ranked.size
+    ranks = np.arange(1, n + 1)
+    relevant = ranked >= rel
+    bars = ax.bar(ranks, ranked, color=np.where(relevant, _RELEVANT, _GREY).tolist(), edgecolor="black",
+                  linewidth=0.6, width=0.6, label="label at each rank")
+    for bar, name in zip(bars, names):
+        bar.set_gid(name)
+    for mask, marker, color, text in ((relevant, "o", _RELEVANT, f"relevant (label ≥ {rel:g})"),
+                                      (~relevant, "X", _NOT_RELEVANT, f"not relevant (label < {rel:g})")):
+        ax.scatter(ranks[mask], ranked[mask], marker=marker, s=80, color=color, edgecolors="black",
+                   linewidths=0.6, zorder=3, label=text)
+    top = max(float(ranked.max()), rel, 1.0)
+    bottom = min(float(ranked.min()), 0.0)
+    ax.set_ylim(bottom - 0.12 * (top - bottom), top + 0.45 * (top - bottom))  # room for the markers and legend
+    if np.all(ranked == np.round(ranked)):  # grades: a tick per grade, none above the top one
+        ax.set_yticks(np.arange(int(bottom), int(np.ceil(top)) + 1))
+    ax.set_xlim(0.4, n + 0.6)
+    ax.set_xticks(ranks, [f"{r}\n{name}" for r, name in zip(ranks, names)])
+    ax.set_xlabel("rank and document")
+    ax.set_ylabel("relevance label")
+    ax.set_title("Reordered list\n" + ", ".join(f"{k} = {v:.4f}" for k, v in values.items()))
+    ax.legend(handles=ax.collections, loc="upper center", ncol=2)
+    return fig
 
 
 def reorder_values(labels, order: Sequence[int] | None = None, *, rel: float = 1, gain: str = "linear") -> dict[str, float]:
@@ -423,7 +461,10 @@ def reorder(labels, *, names=None, rel: float = 1, gain: str = "linear", show: b
 
     The widget lists the documents in their current order: select one and move it up or
     down with the buttons, or type the whole order (document names, separated by spaces
-    or commas) in the text box. The figure shows each rank's label as a bar.
+    or commas) in the text box. The figure shows each rank's label as a bar (blue when
+    relevant, grey when not) and every document as a marker at its label: a blue disc when
+    relevant, a vermillion cross when not, so a document labelled 0 (a bar of no height)
+    is seen too.
 
     Parameters
     ----------
@@ -443,7 +484,9 @@ def reorder(labels, *, names=None, rel: float = 1, gain: str = "linear", show: b
         ``{"AP", "nDCG", "RR"}``. Callbacks: ``move(rank, step)`` moves the document at
         ``rank`` (1-based) by ``step`` ranks (-1 up, +1 down); ``set_order(names)`` takes the
         document names (or a string of them) in their new order. ``figure.axes[0]``:
-        ``containers[0]`` the bars (height = label, gid = document name) in rank order.
+        ``containers[0]`` the bars (height = label, gid = document name) in rank order;
+        ``collections[0]`` the markers of the relevant documents and ``collections[1]``
+        those of the others, at (rank, label).
 
     Examples
     --------
@@ -466,18 +509,7 @@ def reorder(labels, *, names=None, rel: float = 1, gain: str = "linear", show: b
         return reorder_values(labels, order, rel=rel, gain=gain)
 
     def draw(state, values):
-        fig, ax = _figure()
-        order = state["order"]
-        ranked = labels[order]
-        colors = ["tab:green" if v >= rel else "0.7" for v in ranked]
-        bars = ax.bar(np.arange(1, n + 1), ranked, color=colors, linewidth=0, label="label at each rank")
-        for bar, i in zip(bars, order):
-            bar.set_gid(names[i])
-        ax.set_xticks(np.arange(1, n + 1), [f"{r}\n{names[i]}" for r, i in enumerate(order, start=1)])
-        ax.set_xlabel("rank and document (green: relevant)")
-        ax.set_ylabel("label")
-        ax.set_title("Reordered list\n" + ", ".join(f"{k} = {v:.4f}" for k, v in values.items()))
-        return fig
+        return _draw_ranked_list(labels[state["order"]], [names[i] for i in state["order"]], rel, values)
 
     explorer = Explorer("reorder", {"order": list(range(n))}, compute, draw)
     select = {"widget": None}

@@ -9,8 +9,12 @@ load matplotlib. Every function draws on ``ax`` (a new figure from ``plt.subplot
 the matplotlib ``Axes``. It works in scripts (any backend, e.g. headless ``Agg``) and in
 notebooks (end the line with ``;``). Functions that draw two panels (``gain_discount``,
 ``mrr_top_k(..., two_panels=True)``) take a pair of Axes as ``ax`` and return the Figure.
-Every title says what the figure shows; systems keep one colour across calls (see
-:func:`system_colors`).
+Every title says what the figure shows. Figures are readable by colour-blind readers and
+in greyscale: series take the Okabe–Ito colours (:data:`PALETTE`) and, each, a marker and
+a line style as well (:func:`system_styles`), assigned by position in the sorted series
+names, so a system keeps its look in every figure of the same systems; where curves
+overlap, the later one is drawn dashed, with hollow markers, over the earlier one. No
+figure uses red against green.
 
 Reading the plotted data back (assert on data, not pixels):
 
@@ -44,12 +48,18 @@ __all__ = [
     "pr_sawtooth",
     "metric_at_k",
     "system_colors",
+    "system_styles",
+    "PALETTE",
+    "MARKERS",
+    "LINESTYLES",
     "per_query_differences",
     "rbp_persistence",
     "rbp_crossings",
     "err_cascade",
     "err_cascade_table",
     "gain_discount",
+    "STANDARD_DISCOUNT",
+    "jk_discount_label",
     "roc_curve",
     "mrr_top_k",
     "uniform_mrr",
@@ -62,11 +72,25 @@ __all__ = [
 #: NLIP lecture 7), marked on the MRR top-k curve by default.
 SOURCE_002_KS = (3, 5, 10)
 
-#: Matplotlib's tab10 colours, by name so no global setting (the property cycle) is read.
-PALETTE = (
-    "tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple",
-    "tab:brown", "tab:pink", "tab:gray", "tab:olive", "tab:cyan",
-)
+#: The Okabe–Ito colour-blind-safe palette (M. Okabe & K. Ito, "Color Universal Design (CUD):
+#: how to make figures and presentations that are friendly to colorblind people", 2008,
+#: https://jfly.uni-koeln.de/color/): blue, vermillion, bluish green, orange, reddish purple,
+#: sky blue, black, and yellow (hard to see on white) last; neighbours contrast. By hex, so no
+#: global setting (the property cycle) is read.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+
+#: The marker of a series, by the same position as its colour (10 shapes: with the 8 colours,
+#: no two of the first 40 series look alike).
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+
+#: The line style of a series, by the same position: solid, dashed, dash-dot, dotted.
+LINESTYLES = ("-", "--", "-.", ":")
+
+_BLUE, _VERMILLION, _GREY = PALETTE[0], PALETTE[1], "#999999"
+#: Reference lines and curves (targets, baselines, chance): greys, never a series colour.
+_REFERENCE, _REFERENCE_LIGHT = "0.3", "0.6"
+#: A series with more points than this gets a marker every tenth of the axes, not at every point.
+_DENSE = 25
 
 #: Citation of the guide whose figures and RBP/ERR formulas the functions below follow.
 _EFIMOV = (
@@ -75,13 +99,16 @@ _EFIMOV = (
 )
 
 
-def _axes(ax):
+def _axes(ax, figsize=None):
     """``ax`` itself, or the Axes of a new figure (pyplot, so notebooks display it)."""
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt  # lazily: importing rankkit.plot needs no GUI
 
-    _, ax = plt.subplots()
+    if figsize is None:
+        _, ax = plt.subplots()
+    else:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
 
 
@@ -99,36 +126,90 @@ def _legend(ax, named: dict) -> None:
         ax.legend()
 
 
-def system_colors(names, colors=None) -> dict[str, str]:
-    """One colour per system, the same in every figure that shows the same systems.
+def system_styles(names, colors=None) -> dict[str, dict[str, Any]]:
+    """One colour, marker and line style per series, the same in every figure of the same series.
 
     Parameters
     ----------
     names : iterable of str
-        The systems of a figure.
+        The series (systems, metrics, discounts) of a figure.
     colors : mapping name -> colour, optional
-        Explicit colours; the systems it does not name get one from :data:`PALETTE`.
+        Explicit colours; the series it does not name get one from :data:`PALETTE`. Markers
+        and line styles are always assigned.
 
     Returns
     -------
-    dict name -> colour
-        Unnamed systems take ``PALETTE[i % 10]`` where i is the position of the name in
-        the *sorted* names, so the order of the columns does not change a system's colour
-        and figures of the same systems (e.g. one per gain) agree.
+    dict name -> dict(color=, marker=, linestyle=)
+        The series at position i of the *sorted* names takes ``PALETTE[i % 8]``,
+        ``MARKERS[i % 10]`` and ``LINESTYLES[i % 4]`` (Okabe–Ito colours; solid, dashed,
+        dash-dot, dotted), so the order of the columns does not change a series' look, and
+        figures of the same set of names (e.g. one per gain) agree. Pass a style to
+        matplotlib as it is: ``ax.plot(x, y, **styles[name])``. The functions of this module
+        also draw each series over the ones sorted before it, so a dashed curve lies over a
+        solid one it overlaps.
 
     Examples
     --------
-    >>> system_colors(["dense", "BM25"])
-    {'dense': 'tab:orange', 'BM25': 'tab:blue'}
-    >>> system_colors(["dense", "BM25"], colors={"dense": "black"})
-    {'dense': 'black', 'BM25': 'tab:blue'}
+    >>> styles = system_styles(["dense", "BM25"])
+    >>> styles["BM25"]
+    {'color': '#0072B2', 'marker': 'o', 'linestyle': '-'}
+    >>> styles["dense"]
+    {'color': '#D55E00', 'marker': 's', 'linestyle': '--'}
     """
     names = [str(n) for n in names]
     if colors is not None and not isinstance(colors, Mapping):
         raise ValueError(f"colors must be a mapping system name -> colour or None, got {type(colors).__name__}")
     given = {str(k): v for k, v in (colors or {}).items()}
     order = {name: i for i, name in enumerate(sorted(set(names)))}
-    return {name: given.get(name, PALETTE[order[name] % len(PALETTE)]) for name in names}
+    return {
+        name: {
+            "color": given.get(name, PALETTE[order[name] % len(PALETTE)]),
+            "marker": MARKERS[order[name] % len(MARKERS)],
+            "linestyle": LINESTYLES[order[name] % len(LINESTYLES)],
+        }
+        for name in names
+    }
+
+
+def system_colors(names, colors=None) -> dict[str, str]:
+    """One colour per system, the same in every figure that shows the same systems.
+
+    The colours of :func:`system_styles` (Okabe–Ito, by position in the *sorted* names);
+    ``colors`` names explicit colours for some systems.
+
+    Examples
+    --------
+    >>> system_colors(["dense", "BM25"])
+    {'dense': '#D55E00', 'BM25': '#0072B2'}
+    >>> system_colors(["dense", "BM25"], colors={"dense": "black"})
+    {'dense': 'black', 'BM25': '#0072B2'}
+    """
+    return {name: style["color"] for name, style in system_styles(names, colors).items()}
+
+
+def _series_kwargs(sizes: Mapping[str, int], colors=None, *, marker=None, markersize=None) -> dict[str, dict]:
+    """``ax.plot`` keywords of each series (name -> its number of points): its
+    :func:`system_styles`, drawn over the series sorted before it (zorder rising with the
+    position), ``marker`` for every series when given. Where curves overlap they stay
+    apart: the series at odd positions have hollow markers, through which the marker below
+    shows, and a series of more than ``_DENSE`` points gets a marker every tenth of the axes
+    diagonal, offset by its position, so the markers of two curves do not coincide."""
+    styles = system_styles(sizes, colors)
+    order = {name: i for i, name in enumerate(sorted(styles))}
+    out = {}
+    for name, style in styles.items():
+        i = order[name]
+        kw = {**style, "zorder": 2.0 + i / 100}
+        if i % 2:  # hollow: the marker of the series below shows through where curves overlap
+            kw.update(markerfacecolor="none", markeredgewidth=1.5)
+        if marker is not None:
+            kw["marker"] = marker
+        if markersize is not None:
+            kw["markersize"] = markersize
+        if sizes[name] > _DENSE:
+            kw["markevery"] = (0.1 * i / len(order), 0.1)
+        out[name] = kw
+    return out
 
 
 def _axes_pair(ax):
@@ -321,7 +402,9 @@ def pr_curve(
         the unreached recall range of each curve in grey (``ax.patches``, one span per
         curve, gid = the curve's name; darker where more runs fall short).
     colors : mapping name -> colour, optional
-        Colours of named curves; by default :func:`system_colors` (stable across figures).
+        Colours of named curves; by default those of :func:`system_styles`, which also gives
+        each curve its marker and line style (stable across figures; a later curve is drawn
+        over an earlier one, dashed over solid, so overlapping curves stay apart).
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
 
@@ -362,23 +445,22 @@ def pr_curve(
     unreached = check_option(unreached, UNREACHED, "unreached")
     named = _named(curves, "curves", (pd.DataFrame,))
     prepared = {name: _pr_points(name, curve, bool(interpolated), rounding) for name, curve in named.items()}
-    palette = system_colors(prepared, colors)
+    styles = _series_kwargs({name: points[0].size + 1 for name, points in prepared.items()}, colors)
     ax = _axes(ax)
     for name, (recall, precision, kind, reach) in prepared.items():
         label = name or ("interpolated precision" if interpolated else "precision")
-        color = palette[name]
         if kind == "levels":
             if unreached != "keep":
                 inside = recall <= reach + 1e-12
                 recall, precision = recall[inside], precision[inside]
-            ax.plot(recall, precision, marker="o", label=label, color=color)
+            ax.plot(recall, precision, label=label, **styles[name])
         elif interpolated:
             order = np.argsort(recall, kind="stable")
             x = np.concatenate([[0.0], recall[order]])
             y = np.concatenate([[precision.max()], precision[order]])
-            ax.plot(x, y, drawstyle="steps-pre", label=label, color=color)
+            ax.plot(x, y, drawstyle="steps-pre", label=label, **styles[name])
         else:
-            ax.plot(recall, precision, marker=".", label=label, color=color)
+            ax.plot(recall, precision, label=label, **styles[name])
         if unreached == "grey" and reach < 1.0:
             span = ax.axvspan(reach, 1.0, color="0.5", alpha=0.15, linewidth=0, zorder=0)
             span.set_gid(name)
@@ -447,12 +529,12 @@ def pr_sawtooth(labels, *, rel: float = 1, n_relevant=None, shade_ap: bool = Tru
     hit = frame["relevant"].to_numpy(bool)
 
     ax = _axes(ax)
-    ax.plot(recall, precision, marker="o", color="tab:blue", label="precision at each rank")
+    ax.plot(recall, precision, marker="o", color=_BLUE, label="precision at each rank")
     if shade_ap and hit.any():
         x = np.concatenate([[0.0], recall[hit]])
         y = np.concatenate([[precision[hit][0]], precision[hit]])
-        ax.fill_between(x, y, step="pre", color="tab:blue", alpha=0.2, linewidth=0)
-        ax.plot(x, y, drawstyle="steps-pre", color="tab:blue", linewidth=1, alpha=0.6,
+        ax.fill_between(x, y, step="pre", color=_BLUE, alpha=0.2, linewidth=0)
+        ax.plot(x, y, drawstyle="steps-pre", color=_BLUE, linestyle="--", linewidth=1,
                 label=f"AP = {ap:.4f} (area)")
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
@@ -467,7 +549,9 @@ def pr_sawtooth(labels, *, rel: float = 1, n_relevant=None, shade_ap: bool = Tru
 # --------------------------------------------------------------------------- metric@k
 
 
-def metric_at_k(values, *, metric: str | None = None, marker: str = "o", colors=None, ax=None):
+def metric_at_k(
+    values, *, metric: str | None = None, marker: str | None = None, colors=None, include_zero: bool = True, ax=None
+):
     """Metric@k curves: one line per system, k on the x axis.
 
     Parameters
@@ -477,12 +561,19 @@ def metric_at_k(values, *, metric: str | None = None, marker: str = "o", colors=
         system, named by the Series' name); or a dict system name -> Series indexed by k
         (the systems may be evaluated at different k).
     metric : str, optional
-        Name for the axis label and title, e.g. ``"nDCG"`` gives "nDCG@k".
-    marker : str, default="o"
-        Matplotlib marker at each evaluated k.
+        Name for the axis label and title, e.g. ``"nDCG"`` gives "nDCG@k" and
+        ``"nDCG (exp gain)"`` gives "nDCG@k (exp gain)".
+    marker : str, optional
+        One matplotlib marker for every system; by default each system has its own
+        (:func:`system_styles`). Markers sit at each evaluated k, or, beyond 25 cutoffs, a
+        tenth of the axes apart.
     colors : mapping system name -> colour, optional
-        By default :func:`system_colors`: a system keeps its colour in every figure of the
-        same systems (e.g. one figure per gain), whatever the column order.
+        By default :func:`system_styles`: a system keeps its colour, marker and line style
+        in every figure of the same systems (e.g. one figure per gain), whatever the
+        column order; a later system is drawn over an earlier one, dashed over solid.
+    include_zero : bool, default=True
+        The y axis reaches 0, so that small differences are not magnified; False lets
+        matplotlib fit the axis to the data (then say so in the label or title).
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
 
@@ -490,7 +581,8 @@ def metric_at_k(values, *, metric: str | None = None, marker: str = "o", colors=
     -------
     matplotlib.axes.Axes
         ``ax.lines[i]`` is system i (column or dict order), labelled with its name;
-        ``get_xydata()`` holds (k, value) sorted by k. The x ticks are whole numbers.
+        ``get_xydata()`` holds (k, value) sorted by k; ``get_color()``, ``get_marker()``
+        and ``get_linestyle()`` its style. The x ticks are whole numbers.
 
     Examples
     --------
@@ -531,17 +623,31 @@ def metric_at_k(values, *, metric: str | None = None, marker: str = "o", colors=
         prepared[name] = (k[order], y[order])  # NaN values stay: matplotlib leaves a gap
     from matplotlib.ticker import MaxNLocator
 
-    palette = system_colors(prepared, colors)
+    if not isinstance(include_zero, (bool, np.bool_)):
+        raise ValueError(f"include_zero must be True or False, got {include_zero!r}")
+    styles = _series_kwargs({name: k.size for name, (k, _) in prepared.items()}, colors, marker=marker)
+    label = _at_k(metric)
     ax = _axes(ax)
     for name, (k, y) in prepared.items():
-        ax.plot(k, y, marker=marker, color=palette[name], label=name or (f"{metric}@k" if metric else "metric@k"))
+        ax.plot(k, y, label=name or label, **styles[name])
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    label = f"{metric}@k" if metric else "metric@k"
+    if include_zero:  # 0 joins the data limits: autoscaling stays on for what is drawn later
+        first_k = float(min(k[0] for k, _ in prepared.values()))
+        ax.update_datalim([(first_k, 0.0)], updatex=False)
+        ax.autoscale_view()
     ax.set_xlabel("k (cutoff)")
     ax.set_ylabel(label)
     ax.set_title(f"{label} by cutoff")
     _legend(ax, named)
     return ax
+
+
+def _at_k(metric: str | None) -> str:
+    """The axis label of a metric at cutoff k: "nDCG@k", "nDCG@k (exp gain)", "metric@k"."""
+    if not metric:
+        return "metric@k"
+    name, sep, qualifier = str(metric).partition(" (")
+    return f"{name}@k ({qualifier}" if sep and qualifier.endswith(")") else f"{metric}@k"
 
 
 # --------------------------------------------------------------------------- per-query differences
@@ -584,9 +690,11 @@ def per_query_differences(
 ):
     """Sorted bar chart of per-query differences, system minus baseline.
 
-    Bars are sorted from the largest gain to the largest loss; gains are green, losses
-    red, ties grey; a line marks zero and a dashed line the mean difference (its value
-    in the legend; no text is drawn over the bars). Bars have no edges, and beyond
+    Bars are sorted from the largest gain to the largest loss; gains are blue (#0072B2),
+    losses vermillion (#D55E00), ties grey (#999999): Okabe–Ito colours that colour-blind
+    readers tell apart (no red against green), and the sign shows in the bar's direction as
+    well. A solid black line marks zero and a dashed black line the mean difference (its
+    value in the legend; no text is drawn over the bars). Bars have no edges, and beyond
     ``max_labels`` queries they touch, so thousands of bars show no stripes.
 
     Parameters
@@ -614,7 +722,7 @@ def per_query_differences(
         ``ax.containers[0]`` holds the bars in plotted (sorted) order:
         ``[b.get_height() for b in ax.containers[0]]``; the query of each bar is
         ``[b.get_gid() for b in ax.containers[0]]`` (also the x tick labels, up to
-        ``max_labels`` queries). ``ax.lines`` are the zero line
+        ``max_labels`` queries), its colour ``b.get_facecolor()``. ``ax.lines`` are the zero line
         (label ``"zero"``) and the mean (label ``"mean difference = +0.xxxx"``, also the
         only legend entry); ``ax.texts`` is empty.
 
@@ -658,7 +766,7 @@ def per_query_differences(
     order = np.argsort(-values, kind="stable")
     values = values[order]
     ids = [str(q) for q in diff.index[order]]
-    colors = np.where(values > 0, "tab:green", np.where(values < 0, "tab:red", "tab:gray"))
+    colors = np.where(values > 0, _BLUE, np.where(values < 0, _VERMILLION, _GREY))
     mean = float(query_mean(diff.to_numpy()))  # in the table's query order
 
     ax = _axes(ax)
@@ -668,14 +776,15 @@ def per_query_differences(
     for bar, query in zip(bars, ids):
         bar.set_gid(query)  # the query of each bar, readable however many bars there are
     ax.axhline(0.0, color="black", linewidth=0.8, label="zero")
-    mean_line = ax.axhline(mean, color="tab:blue", linestyle="--", linewidth=1, label=f"mean difference = {mean:+.4f}")
+    mean_line = ax.axhline(mean, color="black", linestyle="--", linewidth=1.2, label=f"mean difference = {mean:+.4f}")
     if not many:
         ax.set_xticks(x, ids, rotation=90)
     else:  # thousands of tick labels are unreadable and slow to draw
         ax.set_xticks([])
     wins, losses = int((values > 0).sum()), int((values < 0).sum())
     ax.set_xlabel(f"query (sorted; {wins} better, {losses} worse, {values.size - wins - losses} tied)")
-    ax.set_ylabel(f"{metric} difference" if metric else "difference")
+    ax.set_ylabel(f"{metric} difference ({system_name} − {baseline_name})" if metric
+                  else f"difference ({system_name} − {baseline_name})")
     ax.set_title(f"Per-query difference: {system_name} − {baseline_name}")
     ax.legend(handles=[mean_line], loc="upper right")
     return ax
@@ -869,7 +978,8 @@ def rbp_persistence(
         Mark and annotate each p where two curves cross (computed by
         :func:`rbp_crossings`, not read off the grid).
     colors : mapping name -> colour, optional
-        By default :func:`system_colors`.
+        By default :func:`system_styles`, which also gives each curve its marker (a tenth
+        of the axes apart) and line style.
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
 
@@ -899,11 +1009,11 @@ def rbp_persistence(
         raise ValueError(f"mark_crossings must be True or False, got {mark_crossings!r}")
     values, rel, max_grade = _rbp_values(rankings, rel, max_grade)
     curves = {name: _mean_rbp(v, ps_arr) for name, v in values.items()}
-    palette = system_colors(curves, colors)
+    styles = _series_kwargs({name: ps_arr.size for name in curves}, colors)
 
     ax = _axes(ax)
     for name, y in curves.items():
-        ax.plot(ps_arr, y, label=name or "RBP", color=palette[name])
+        ax.plot(ps_arr, y, label=name or "RBP", **styles[name])
     title = "RBP as the persistence p grows"
     if mark_crossings:
         crossings = _crossings(values, np.unique(ps_arr))
@@ -1009,9 +1119,11 @@ def err_cascade(labels, *, max_grade: float | None = None, p: float = 1.0, ax=No
     -------
     matplotlib.axes.Axes
         Three bar groups per rank: ``ax.containers[0]`` reach (label
-        ``"P(user reaches rank i)"``), ``[1]`` stop (``"P(user stops at rank i)"``),
-        ``[2]`` contribution to ERR (``"contribution to ERR = stop / i"``); the heights are
-        ``container.datavalues``. The title gives ERR, equal to :func:`rankkit.err`.
+        ``"P(user reaches rank i)"``, sky blue), ``[1]`` stop (``"P(user stops at rank i)"``,
+        vermillion), ``[2]`` contribution to ERR (``"contribution to ERR = stop / i"``, blue),
+        which is not a probability: the y axis says "probability (reach, stop), or
+        contribution to ERR". The heights are ``container.datavalues``. The title gives
+        ERR, equal to :func:`rankkit.err`.
 
     Examples
     --------
@@ -1028,13 +1140,13 @@ def err_cascade(labels, *, max_grade: float | None = None, p: float = 1.0, ax=No
     ax = _axes(ax)
     x = table.index.to_numpy()
     width = 0.27
-    ax.bar(x - width, table["reach"], width, color="0.7", linewidth=0, label="P(user reaches rank i)")
-    ax.bar(x, table["stop"], width, color="tab:orange", linewidth=0, label="P(user stops at rank i)")
-    ax.bar(x + width, table["contribution"], width, color="tab:blue", linewidth=0,
+    ax.bar(x - width, table["reach"], width, color=PALETTE[5], linewidth=0, label="P(user reaches rank i)")
+    ax.bar(x, table["stop"], width, color=_VERMILLION, linewidth=0, label="P(user stops at rank i)")
+    ax.bar(x + width, table["contribution"], width, color=_BLUE, linewidth=0,
            label="contribution to ERR = stop / i")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("rank i")
-    ax.set_ylabel("probability")
+    ax.set_ylabel("probability (reach, stop), or contribution to ERR")
     ax.set_ylim(0.0, 1.05)
     ax.set_title(f"ERR cascade: ERR = {total:.4f}, the sum of the contributions")
     ax.legend(loc="upper right")
@@ -1044,14 +1156,29 @@ def err_cascade(labels, *, max_grade: float | None = None, p: float = 1.0, ax=No
 # --------------------------------------------------------------------------- gains and discounts
 
 
+#: The label of the standard DCG discount in :func:`gain_discount` (name it so in a metric@k
+#: frame, and the two figures give it the same colour, marker and line style).
+STANDARD_DISCOUNT = "standard 1/log2(i+1)"
+
+
+def jk_discount_label(base: float) -> str:
+    """The label of Järvelin & Kekäläinen's discount of log base b in :func:`gain_discount`.
+
+    >>> jk_discount_label(2), jk_discount_label(10.0)
+    ('JK, b = 2', 'JK, b = 10')
+    """
+    return f"JK, b = {float(base):g}"
+
+
 def gain_discount(*, max_grade: int = 5, depth: int = 10, bases=(2,), ax=None):
     """The gain and discount functions of DCG, side by side, as V. Efimov's guide plots them.
 
-    Left: the gain of a relevance grade r, linear ``r`` (Järvelin & Kekäläinen,
-    "Cumulated gain-based evaluation of IR techniques", ACM TOIS 2002; trec_eval) and
-    exponential ``2**r - 1`` (Burges et al. 2005), which doubles per grade. Right: the
-    discount of rank i, ``1 / log2(i + 1)`` (rankkit's DCG, trec_eval) and Järvelin &
-    Kekäläinen's original ``1 / log_b(i)`` with no discount before rank b (1 for i < b).
+    Left: the gain of a relevance label rel, linear ``g(rel) = rel`` (Järvelin &
+    Kekäläinen, "Cumulated gain-based evaluation of IR techniques", ACM TOIS 2002;
+    trec_eval) and exponential ``g(rel) = 2**rel - 1`` (Burges et al. 2005), which doubles
+    per grade. Right: the discount of rank i, ``1 / log2(i + 1)`` (rankkit's DCG, trec_eval)
+    and Järvelin & Kekäläinen's original ``1 / log_b(i)`` with no discount before rank b
+    (1 for i < b).
 
     Parameters
     ----------
@@ -1067,9 +1194,13 @@ def gain_discount(*, max_grade: int = 5, depth: int = 10, bases=(2,), ax=None):
     Returns
     -------
     matplotlib.figure.Figure
-        ``fig.axes[0].lines``: ``"linear: r"`` and ``"exponential: 2^r − 1"`` as (grade, gain);
-        ``fig.axes[1].lines``: ``"1 / log2(i + 1)"`` then ``"Järvelin-Kekäläinen: 1 / log_b(i), i ≥ b"``
-        per base, as (rank, discount).
+        ``fig.axes[0].lines``: ``"linear: g(rel) = rel"`` and ``"exponential: g(rel) = 2^rel − 1"``
+        as (grade, gain); ``fig.axes[1].lines``: :data:`STANDARD_DISCOUNT`
+        (``"standard 1/log2(i+1)"``) then ``"JK, b = 2"``, ... (:func:`jk_discount_label`)
+        per base, as (rank, discount). Each panel's lines are styled by
+        :func:`system_styles` of their labels, so :func:`metric_at_k` of a frame whose
+        columns are these discount labels draws each discount in the same colour, marker
+        and line style.
 
     Examples
     --------
@@ -1078,10 +1209,10 @@ def gain_discount(*, max_grade: int = 5, depth: int = 10, bases=(2,), ax=None):
     [0.0, 1.0, 3.0, 7.0]
     >>> fig.axes[1].lines[0].get_ydata().round(4).tolist(), fig.axes[1].lines[1].get_ydata().round(4).tolist()
     ([1.0, 0.6309, 0.5, 0.4307], [1.0, 1.0, 0.6309, 0.5])
+    >>> [line.get_label() for line in gain_discount(bases=(2, 10)).axes[1].lines]
+    ['standard 1/log2(i+1)', 'JK, b = 2', 'JK, b = 10']
     """
-    from matplotlib.ticker import MaxNLocator
-
-    from ._numerics import discounts, exp2, log2
+    from ._numerics import exp2
 
     if isinstance(max_grade, (bool, np.bool_)) or not isinstance(max_grade, numbers.Integral) or max_grade < 1:
         raise ValueError(f"max_grade must be a positive integer, got {max_grade!r}")
@@ -1095,27 +1226,40 @@ def gain_discount(*, max_grade: int = 5, depth: int = 10, bases=(2,), ax=None):
         raise ValueError(f"bases must be numbers > 1, got {bases!r}")
 
     grades = np.arange(int(max_grade) + 1, dtype=np.float64)
-    ranks = np.arange(1, int(depth) + 1, dtype=np.float64)
     fig, (left, right) = _axes_pair(ax)
-    left.plot(grades, grades, marker="o", label="linear: r")
-    left.plot(grades, exp2(grades) - 1.0, marker="o", label="exponential: 2^r − 1")
-    left.set_xlabel("relevance grade r")
-    left.set_ylabel("gain")
-    left.set_title("Gain of a relevance grade")
-    left.xaxis.set_major_locator(MaxNLocator(integer=True))
-    left.legend()
-    right.plot(ranks, discounts(int(depth)), marker="o", label="1 / log2(i + 1)")
-    for b in bases_arr:
-        log_b = log2(ranks) / log2(np.array([b]))[0]
-        jk = np.where(ranks < b, 1.0, 1.0 / np.where(ranks < b, 1.0, log_b))
-        right.plot(ranks, jk, marker="s", linestyle="--", label=f"Järvelin-Kekäläinen: 1 / log{b:g}(i), i ≥ {b:g}")
-    right.set_xlabel("rank i")
-    right.set_ylabel("discount")
+    gains = {"linear: g(rel) = rel": grades, "exponential: g(rel) = 2^rel − 1": exp2(grades) - 1.0}
+    _draw_panel(left, grades, gains, "relevance label rel", "gain g(rel)", "Gain of a relevance label")
+    ranks = np.arange(1, int(depth) + 1, dtype=np.float64)
+    _draw_panel(right, ranks, _discount_curves(int(depth), bases_arr), "rank i", "discount",
+                "Discount of a rank (JK: 1 / log_b(i) from rank b on, 1 before)")
     right.set_ylim(0.0, 1.05)
-    right.set_title("Discount of a rank")
-    right.xaxis.set_major_locator(MaxNLocator(integer=True))
-    right.legend()
     return fig
+
+
+def _discount_curves(depth: int, bases: np.ndarray) -> dict[str, np.ndarray]:
+    """label -> discount at ranks 1..depth: the standard one, then Järvelin-Kekäläinen's per base."""
+    from ._numerics import discounts, log2
+
+    ranks = np.arange(1, depth + 1, dtype=np.float64)
+    curves = {STANDARD_DISCOUNT: discounts(depth)}
+    for b in bases:
+        log_b = log2(ranks) / log2(np.array([b]))[0]
+        curves[jk_discount_label(b)] = np.where(ranks < b, 1.0, 1.0 / np.where(ranks < b, 1.0, log_b))
+    return curves
+
+
+def _draw_panel(ax, x: np.ndarray, curves: dict, xlabel: str, ylabel: str, title: str) -> None:
+    """One line per curve (label -> y at x), styled by :func:`system_styles` of the labels."""
+    from matplotlib.ticker import MaxNLocator
+
+    styles = _series_kwargs({name: x.size for name in curves})
+    for name, y in curves.items():
+        ax.plot(x, y, label=name, **styles[name])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend()
 
 
 # --------------------------------------------------------------------------- ROC
@@ -1149,9 +1293,11 @@ def roc_curve(labels, scores, *, rel: float = 1, colors=None, ax=None):
         Scores (higher = more relevant) of one scorer, or of several, each drawn as a curve.
     rel : float, default=1
     colors : mapping name -> colour, optional
-        By default :func:`system_colors`.
+        By default :func:`system_styles`, which also gives each curve its marker and line
+        style (a later curve drawn dashed over an earlier, solid one).
     ax : matplotlib Axes, optional
-        Where to draw; a new figure when None.
+        Where to draw; a new figure when None (9.6 x 4.8 inches for several scorers, whose
+        legend sits beside the axes).
 
     Returns
     -------
@@ -1188,11 +1334,12 @@ def roc_curve(labels, scores, *, rel: float = 1, colors=None, ax=None):
             raise ValueError(f"{where} must have the shape of labels {lab.shape}, got {arr.shape}")
         check_finite(arr, where)
         curves[name] = (*_roc_points(lab, arr, rel), float(auc(lab, arr, rel=rel)))
-    palette = system_colors(curves, colors)
-    ax = _axes(ax)
+    styles = _series_kwargs({name: fpr.size for name, (fpr, _, _) in curves.items()}, colors, markersize=5)
+    # several curves: a wider new figure, so the legend beside the square axes squeezes nothing
+    ax = _axes(ax, figsize=(9.6, 4.8) if len(curves) > 1 else None)
     for name, (fpr, tpr, area) in curves.items():
-        ax.plot(fpr, tpr, marker=".", color=palette[name], label=f"{name or 'ROC'} (AUC = {area:.4f})")
-    ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", label="chance (AUC = 0.5)")
+        ax.plot(fpr, tpr, label=f"{name or 'ROC'} (AUC = {area:.4f})", **styles[name])
+    ax.plot([0, 1], [0, 1], color=_REFERENCE_LIGHT, linestyle=":", label="chance (AUC = 0.5)")
     ax.set_xlabel("false-positive rate (negatives above the threshold)")
     ax.set_ylabel("true-positive rate (positives above the threshold)")
     if len(curves) == 1:
@@ -1369,25 +1516,29 @@ def mrr_top_k(
         Logarithmic k axis; None: on a panel whose largest k exceeds 20 (the annotated
         small k stay readable).
     colors : mapping name -> colour, optional
-        Colours of the systems; by default :func:`system_colors`.
+        Colours of the systems; by default :func:`system_styles`, which also gives each
+        system its marker and line style.
     ax : matplotlib Axes (a pair with ``two_panels``), optional
         Where to draw; a new figure when None.
 
     Returns
     -------
     matplotlib.axes.Axes, or Figure with ``two_panels``
-        One panel: ``ax.lines[0]`` is the uniform curve (label ``"answer uniform in top k"``),
-        then one line per system (labelled with its name), then, with ``target``, the target
-        line (label ``"target MRR = ..."``) and the uniform-depth line (label
-        ``"uniform reaches target up to k = K"``). ``ax.collections[0]`` holds the highlighted
-        (k, MRR) points, ``ax.texts`` their annotations; with ``target`` and ``systems``, a
-        further collection holds each system's (smallest k, MRR) point. With several
-        lines the legend sits outside the axes, so it covers neither curves nor labels.
+        One panel: ``ax.lines[0]`` is the uniform curve (label ``"answer uniform in top k"``,
+        thick light grey), then one line per system (labelled with its name, styled by
+        :func:`system_styles`), then, with ``target``, the target line (label
+        ``"target MRR = ..."``, dark grey, dashed) and the uniform-depth line (label
+        ``"uniform reaches target up to k = K"``, dark grey, dotted). ``ax.collections[0]``
+        holds the highlighted (k, MRR) points, ``ax.texts`` their labels, each placed where
+        it crosses no line (see the Examples); with ``target`` and ``systems``, one further
+        collection per system that reaches the target holds its (smallest k, target)
+        point, in the system's colour and marker (label ``"<name>: smallest k reaching
+        target = K"``). With several lines the legend sits outside the axes, so it covers
+        neither curves nor labels.
 
         Two panels: ``fig.axes[0]`` holds the uniform curve, its highlighted points and
-        annotations, the target and uniform-depth lines (in that order);
-        ``fig.axes[1]`` the systems' lines, then the target line and the systems'
-        smallest-k points.
+        labels, the target and uniform-depth lines (in that order); ``fig.axes[1]`` the
+        systems' lines, then the target line and the systems' smallest-k points.
 
     Examples
     --------
@@ -1415,35 +1566,28 @@ def mrr_top_k(
     system_curves = _system_curves(systems)
     if two_panels and not system_curves:
         raise ValueError("two_panels=True needs systems (the second panel shows their MRR@k)")
-    palette = system_colors(system_curves, colors)
+    styles = _series_kwargs({name: k.size for name, (k, _) in system_curves.items()}, colors)
     largest_system_k = max([int(k.max()) for k, _ in system_curves.values()], default=1)
 
     if two_panels:
         fig, (left, right) = _axes_pair(ax)
     else:
         left = right = _axes(ax)  # one panel: everything on it
-    mrr = uniform_mrr(ks)
-    left.plot(ks, mrr, color="tab:gray", label="answer uniform in top k")
+    left.plot(ks, uniform_mrr(ks), color=_REFERENCE_LIGHT, linewidth=2.5, label="answer uniform in top k")
     if not two_panels:
-        for name, (k, y) in system_curves.items():
-            left.plot(k, y, marker=".", color=palette[name], label=name)
-    if highlight.size:
-        hy = uniform_mrr(highlight)
-        left.scatter(highlight, hy, color="black", zorder=3)
-        for k, y in zip(highlight, hy):
-            left.annotate(f"k={k}: {y:.3f}", xy=(k, y), xytext=(6, 4), textcoords="offset points")
+        _draw_systems(left, system_curves, styles)
+    labels = _mark_highlights(left, highlight)
     if target is not None:
         depth = uniform_k_for_mrr(target)
-        left.axhline(target, color="tab:red", linestyle="--", linewidth=1, label=f"target MRR = {target:g}")
-        left.axvline(depth, color="tab:red", linestyle=":", linewidth=1,
+        left.axhline(target, label=f"target MRR = {target:g}", **_TARGET_LINE)
+        left.axvline(depth, color=_REFERENCE, linestyle=":", linewidth=1.2,
                      label=f"uniform reaches target up to k = {depth}")
     if two_panels:
-        for name, (k, y) in system_curves.items():
-            right.plot(k, y, marker=".", color=palette[name], label=name)
+        _draw_systems(right, system_curves, styles)
         if target is not None:
-            right.axhline(target, color="tab:red", linestyle="--", linewidth=1, label=f"target MRR = {target:g}")
+            right.axhline(target, label=f"target MRR = {target:g}", **_TARGET_LINE)
     if target is not None:
-        _mark_smallest_k(right, system_curves, target)
+        _mark_smallest_k(right, system_curves, target, styles)
 
     if two_panels:
         panels = [(left, int(ks.max())), (right, largest_system_k)]
@@ -1451,7 +1595,77 @@ def mrr_top_k(
         panels = [(left, max(int(ks.max()), largest_system_k))]
     _format_k_axes(panels, logx)
     _label_mrr_panels(left, right if two_panels else None, bool(system_curves), target)
+    _clear_of_lines(left, labels)
     return fig if two_panels else left
+
+
+#: The target line of :func:`mrr_top_k`: dark grey, dashed, no marker (the systems' curves
+#: have markers and Okabe–Ito colours; the uniform curve is a thick light grey).
+_TARGET_LINE = {"color": _REFERENCE, "linestyle": (0, (6, 3)), "linewidth": 1.3}
+
+#: Where a label may sit, tried in order: (offset in points, ha, va). Next to its point the
+#: label clears a falling curve above-right or below-left.
+_LABEL_SPOTS = (
+    ((7, 7), "left", "bottom"), ((-7, -7), "right", "top"), ((7, -7), "left", "top"),
+    ((-7, 7), "right", "bottom"), ((12, 22), "left", "bottom"), ((-12, -22), "right", "top"),
+    ((12, -22), "left", "top"), ((-12, 22), "right", "bottom"),
+)
+
+
+def _draw_systems(ax, system_curves: dict, styles: dict) -> None:
+    for name, (k, y) in system_curves.items():
+        ax.plot(k, y, label=name, **styles[name])
+
+
+def _mark_highlights(ax, highlight: np.ndarray) -> list:
+    """Black dots at the highlighted k of the uniform curve, and their labels ``"k=5: 0.457"``."""
+    if not highlight.size:
+        return []
+    hy = uniform_mrr(highlight)
+    ax.scatter(highlight, hy, color="black", zorder=3)
+    return [ax.annotate(f"k={k}: {y:.3f}", xy=(k, y), xytext=(7, 7), textcoords="offset points",
+                        ha="left", va="bottom") for k, y in zip(highlight, hy)]
+
+
+def _clear_of_lines(ax, labels: list) -> None:
+    """Move each label to the first of :data:`_LABEL_SPOTS` where its text (with 3 pixels to
+    spare) crosses no line and no marker of ``ax``, no label placed before it and no legend,
+    inside the axes; where no spot is clear, to the one with fewest crossings. Lays the
+    figure out once (``draw_without_rendering``), so it sees the final axes size."""
+    if not labels:
+        return
+    root = ax.figure
+    while getattr(root, "_parent", None) is not None:  # a SubFigure: lay out its Figure
+        root = root._parent
+    root.draw_without_rendering()
+    obstacles = [line.get_transform().transform_path(line.get_path()) for line in ax.lines]
+    points = [c.get_offset_transform().transform(c.get_offsets()) for c in ax.collections]
+    points = np.concatenate(points) if points else np.zeros((0, 2))
+    legend = ax.get_legend()
+    boxes = [legend.get_window_extent()] if legend is not None else []
+    inside = ax.bbox
+
+    def crossings(box) -> int:
+        wide = box.padded(3)
+        hits = sum(path.intersects_bbox(wide, filled=False) for path in obstacles)
+        hits += int(np.count_nonzero((points[:, 0] >= wide.x0) & (points[:, 0] <= wide.x1)
+                                     & (points[:, 1] >= wide.y0) & (points[:, 1] <= wide.y1)))
+        hits += sum(wide.overlaps(other) for other in boxes)
+        return hits + (0 if inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1) else 1)
+
+    def put(label, spot) -> None:
+        label.xyann = spot[0]
+        label.set(ha=spot[1], va=spot[2])
+
+    for label in labels:
+        scores = []
+        for spot in _LABEL_SPOTS:
+            put(label, spot)
+            scores.append(crossings(label.get_window_extent()))
+            if scores[-1] == 0:
+                break
+        put(label, _LABEL_SPOTS[int(np.argmin(scores))])
+        boxes.append(label.get_window_extent())
 
 
 def _system_curves(systems) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -1477,13 +1691,19 @@ def _system_curves(systems) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return curves
 
 
-def _mark_smallest_k(ax, system_curves: dict, target: float) -> None:
-    """A marker at each system's smallest k reaching ``target`` (none for a system that never does)."""
-    reached = {name: smallest_k_for_mrr(pd.Series(y, index=k), target) for name, (k, y) in system_curves.items()}
-    points = [(k, target, name) for name, k in reached.items() if k is not None]
-    if points:
-        ax.scatter([p[0] for p in points], [p[1] for p in points], marker="v", color="tab:red", zorder=3,
-                   label="smallest k reaching target: " + ", ".join(f"{n} k={k}" for k, _, n in points))
+def _mark_smallest_k(ax, system_curves: dict, target: float, styles: dict) -> None:
+    """Each system's smallest k reaching ``target``, on the target line, in the system's colour
+    and marker, larger and black-edged (none for a system that never reaches it). One
+    collection per system; later systems get smaller markers, so equal k stay visible."""
+    order = {name: i for i, name in enumerate(sorted(system_curves))}
+    for name, (k, y) in system_curves.items():
+        first = smallest_k_for_mrr(pd.Series(y, index=k), target)
+        if first is None:
+            continue
+        style, i = styles[name], order[name]
+        ax.scatter([first], [target], marker=style["marker"], color=style["color"], edgecolors="black",
+                   linewidths=1.0, s=170 - 35 * min(i, 3), zorder=4 + i / 100,
+                   label=f"{name}: smallest k reaching target = {first}")
 
 
 def _format_k_axes(panels: list, logx: bool | None) -> None:
@@ -1511,7 +1731,7 @@ def _label_mrr_panels(left, right, has_systems: bool, target: float | None) -> N
         right.set_xlabel("k (cutoff)")
         right.set_ylabel("MRR@k")
         right.set_title("Systems' MRR@k" + (f" and the smallest k reaching {target:g}" if target is not None else ""))
-        right.legend(loc="lower right")
+        right.legend(loc="best")  # MRR@k rises with k: usually the upper left is free
         return
     left.set_xlabel("k (answer placed uniformly in the top k)" if not has_systems else "k")
     left.set_title("MRR vs k when the answer is uniform in the top k"

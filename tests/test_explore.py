@@ -121,6 +121,75 @@ def test_reorder_explorer_callbacks_and_figure():
     assert [b.get_gid() for b in ex.figure.axes[0].containers[0]] == ["a", "b", "c"]
 
 
+OKABE_ITO_BLUE, OKABE_ITO_VERMILLION = "#0072b2", "#d55e00"
+RED_GREEN = {"#d62728", "#2ca02c", "#ff0000", "#008000", "#00ff00"}  # tab:red, tab:green, red, green, lime
+
+
+def _hex(colour):
+    from matplotlib.colors import to_hex
+
+    return to_hex(colour)
+
+
+def _colours(ax):
+    found = [line.get_color() for line in ax.lines] + [p.get_facecolor() for p in ax.patches]
+    found += [c for coll in ax.collections for c in coll.get_facecolors()]
+    return {_hex(c) for c in found}
+
+
+def test_reorder_figure_shows_every_document_relevant_or_not():
+    ranking = [1 if c == "O" else 0 for c in "X O X X O O O X O O".split()]
+    names = [f"r{i}" for i in range(1, 11)]
+    ex = explore.reorder(ranking, names=names, show=False)
+    ax = ex.figure.axes[0]
+    assert [b.get_height() for b in ax.containers[0]] == ranking  # bars: the labels, as before
+    relevant, not_relevant = ax.collections[:2]
+    # every rank has a marker at its label: non-relevant documents (zero-height bars) are seen
+    marked = np.concatenate([relevant.get_offsets(), not_relevant.get_offsets()])
+    assert sorted(map(tuple, marked.tolist())) == [(float(r), float(lab)) for r, lab in enumerate(ranking, start=1)]
+    np.testing.assert_array_equal(not_relevant.get_offsets()[:, 0], [1, 3, 4, 8])
+    low, _ = ax.get_ylim()
+    assert low < 0  # a label-0 marker sits above the bottom of the axes, not on it
+    # told apart by shape (disc, cross) and by colour-blind-safe colours, never red/green
+    assert relevant.get_paths()[0] != not_relevant.get_paths()[0]
+    assert {_hex(c) for c in relevant.get_facecolors()} == {OKABE_ITO_BLUE}
+    assert {_hex(c) for c in not_relevant.get_facecolors()} == {OKABE_ITO_VERMILLION}
+    assert not _colours(ax) & RED_GREEN
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["relevant (label ≥ 1)", "not relevant (label < 1)"]
+    assert ax.get_ylabel() == "relevance label"
+    # the widget's picture after a move shows them too
+    ex.move(1, +3)
+    moved = ex._draw(ex.state, ex.values).axes[0]
+    # order r2 r3 r4 r1 r5 ...: r1 is now 4th
+    np.testing.assert_array_equal(moved.collections[1].get_offsets()[:, 0], [2, 3, 4, 8])
+
+
+def test_reorder_graded_labels_below_the_threshold_are_not_relevant():
+    ex = explore.reorder([2, 0, 1, 3], rel=2, show=False)
+    relevant, not_relevant = ex.figure.axes[0].collections[:2]
+    np.testing.assert_array_equal(relevant.get_offsets(), [[1, 2], [4, 3]])
+    np.testing.assert_array_equal(not_relevant.get_offsets(), [[2, 0], [3, 1]])
+    bars = ex.figure.axes[0].containers[0]
+    assert [_hex(b.get_facecolor()) for b in bars][0] == OKABE_ITO_BLUE
+
+
+def test_rbp_err_and_cutoffs_figures_are_colour_blind_safe_and_say_what_they_count():
+    import rankkit.plot as rkplot
+
+    ax = explore.rbp_err(LABELS, show=False).figure.axes[0]
+    styles = rkplot.system_styles(["RBP", "ERR"])
+    for line in ax.lines[:2]:
+        style = styles[line.get_label()]
+        assert (_hex(line.get_color()), line.get_marker(), line.get_linestyle()) == (
+            style["color"].lower(), style["marker"], style["linestyle"])
+    assert ax.lines[0].get_linestyle() != ax.lines[1].get_linestyle()
+    assert ax.get_ylabel() == "RBP or ERR of the ranking" and not _colours(ax) & RED_GREEN
+    ax = explore.cutoffs(LABELS, k=3, show=False).figure.axes[0]
+    looks = {(_hex(line.get_color()), line.get_marker(), line.get_linestyle()) for line in ax.lines[:3]}
+    assert len(looks) == 3 and len({look[1] for look in looks}) == 3 and len({look[2] for look in looks}) == 3
+    assert ax.get_ylabel() == "P@k, R@k or nDCG@k" and not _colours(ax) & RED_GREEN
+
+
 @pytest.mark.parametrize(
     "call, match",
     [

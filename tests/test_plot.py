@@ -246,7 +246,8 @@ def test_metric_at_k_dataframe_one_line_per_column_sorted_by_k():
     assert lines_by_label(ax).keys() == {"BM25", "dense"}
     np.testing.assert_allclose(ax.lines[0].get_xydata(), [[1, 0.4], [5, 0.45], [10, 0.5]])
     np.testing.assert_allclose(ax.lines[1].get_ydata(), [0.5, 0.52, 0.53])
-    assert all(line.get_marker() == "o" for line in ax.lines)
+    assert [line.get_marker() for line in ax.lines] == ["o", "s"]  # one marker per system
+    assert [line.get_linestyle() for line in ax.lines] == ["-", "--"]
     assert legend_texts(ax) == ["BM25", "dense"]
     assert ax.get_ylabel() == "nDCG@k" and ax.get_xlabel() == "k (cutoff)"
     assert ax.get_title() == "nDCG@k by cutoff"
@@ -256,7 +257,8 @@ def test_metric_at_k_dict_of_series_with_different_ks_and_a_named_series():
     ax = rkplot.metric_at_k({"A": pd.Series({1: 1.0, 3: 0.5}), "B": {2: 0.25, 4: 0.75}}, marker="s")
     np.testing.assert_allclose(lines_by_label(ax)["A"], [[1, 1.0], [3, 0.5]])
     np.testing.assert_allclose(lines_by_label(ax)["B"], [[2, 0.25], [4, 0.75]])
-    assert ax.lines[0].get_marker() == "s" and ax.get_ylabel() == "metric@k"
+    assert [line.get_marker() for line in ax.lines] == ["s", "s"] and ax.get_ylabel() == "metric@k"
+    assert [line.get_linestyle() for line in ax.lines] == ["-", "--"]  # marker= leaves line styles apart
     ax = rkplot.metric_at_k(pd.Series([0.2, 0.3], index=[5, 10], name="P"))
     assert legend_texts(ax) == ["P"]
     ax = rkplot.metric_at_k(pd.Series([0.2, 0.3], index=[5, 10]), metric="P")
@@ -290,7 +292,7 @@ def test_per_query_differences_sorted_bars_colours_and_mean():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["q3", "q2", "q1", "q4"]
     assert [b.get_gid() for b in ax.containers[0]] == ["q3", "q2", "q1", "q4"]
     colours = [matplotlib.colors.to_hex(b.get_facecolor()) for b in ax.containers[0]]
-    assert colours == [matplotlib.colors.to_hex(c) for c in ("tab:green", "tab:gray", "tab:red", "tab:red")]
+    assert colours == ["#0072b2", "#999999", "#d55e00", "#d55e00"]  # blue better, grey tied, vermillion worse
     mean = (0.2 + 0 - 0.1 - 0.3) / 4
     lines = lines_by_label(ax)
     np.testing.assert_allclose(lines["zero"][:, 1], 0.0)
@@ -298,7 +300,7 @@ def test_per_query_differences_sorted_bars_colours_and_mean():
     assert legend_texts(ax) == ["mean difference = -0.0500"]
     assert not ax.texts  # no text over the bars: the mean is in the legend
     assert ax.get_title() == "Per-query difference: new − old"
-    assert ax.get_ylabel() == "AP difference"
+    assert ax.get_ylabel() == "AP difference (new − old)"
     assert ax.get_xlabel() == "query (sorted; 1 better, 2 worse, 1 tied)"
 
 
@@ -495,8 +497,9 @@ def test_mrr_top_k_target_and_systems_show_the_inverse_view():
     np.testing.assert_allclose(lines["target MRR = 0.5"][:, 1], 0.5)
     # H_k / k >= 0.5 up to k = 3 (0.611), not at k = 4 (0.521)? 25/48 = 0.5208 >= 0.5; k = 5: 0.457
     np.testing.assert_allclose(lines["uniform reaches target up to k = 4"][:, 0], 4)
-    np.testing.assert_allclose(ax.collections[1].get_offsets(), [[5, 0.5], [1, 0.5]])
-    assert legend_texts(ax)[-1] == "smallest k reaching target: A k=5, B k=1"
+    np.testing.assert_allclose(ax.collections[1].get_offsets(), [[5, 0.5]])  # one collection per system
+    np.testing.assert_allclose(ax.collections[2].get_offsets(), [[1, 0.5]])
+    assert legend_texts(ax)[-2:] == ["A: smallest k reaching target = 5", "B: smallest k reaching target = 1"]
 
 
 def test_mrr_top_k_with_rankkit_mrr_at_k():
@@ -586,8 +589,7 @@ def test_system_colors_stable_across_column_orders_and_figures():
     a = rkplot.metric_at_k(pd.DataFrame({"dense": [0.5, 0.6], "BM25": [0.4, 0.5]}, index=[1, 5]))
     b = rkplot.metric_at_k(pd.DataFrame({"BM25": [0.1, 0.2], "dense": [0.3, 0.4]}, index=[1, 5]))
     colour = {ax: {line.get_label(): matplotlib.colors.to_hex(line.get_color()) for line in ax.lines} for ax in (a, b)}
-    assert colour[a] == colour[b] == {"BM25": matplotlib.colors.to_hex("tab:blue"),
-                                     "dense": matplotlib.colors.to_hex("tab:orange")}
+    assert colour[a] == colour[b] == {"BM25": "#0072b2", "dense": "#d55e00"}  # Okabe–Ito blue, vermillion
     c = rkplot.metric_at_k(pd.DataFrame({"BM25": [0.1, 0.2]}, index=[1, 5]), colors={"BM25": "black"})
     assert matplotlib.colors.to_hex(c.lines[0].get_color()) == "#000000"
     with pytest.raises(ValueError, match="colors must be a mapping"):
@@ -741,15 +743,17 @@ def test_gain_discount_curves_by_hand():
     fig = rkplot.gain_discount(max_grade=4, depth=12, bases=(2, 3))
     left, right = fig.axes
     gains = lines_by_label(left)
-    np.testing.assert_allclose(gains["linear: r"][:, 1], [0, 1, 2, 3, 4])
-    np.testing.assert_allclose(gains["exponential: 2^r − 1"][:, 1], [0, 1, 3, 7, 15])
+    np.testing.assert_allclose(gains["linear: g(rel) = rel"][:, 1], [0, 1, 2, 3, 4])
+    np.testing.assert_allclose(gains["exponential: g(rel) = 2^rel − 1"][:, 1], [0, 1, 3, 7, 15])
     disc = lines_by_label(right)
     i = np.arange(1, 13)
-    np.testing.assert_allclose(disc["1 / log2(i + 1)"][:, 1], 1 / np.log2(i + 1), rtol=1e-15)
+    np.testing.assert_allclose(disc["standard 1/log2(i+1)"][:, 1], 1 / np.log2(i + 1), rtol=1e-15)
     for b in (2, 3):
         expected = np.where(i < b, 1.0, np.log(b) / np.log(np.maximum(i, 2)))
-        np.testing.assert_allclose(disc[f"Järvelin-Kekäläinen: 1 / log{b}(i), i ≥ {b}"][:, 1], expected, rtol=1e-14)
-    assert left.get_title() == "Gain of a relevance grade" and right.get_title() == "Discount of a rank"
+        np.testing.assert_allclose(disc[f"JK, b = {b}"][:, 1], expected, rtol=1e-14)
+    assert list(disc) == ["standard 1/log2(i+1)", "JK, b = 2", "JK, b = 3"]
+    assert left.get_title() == "Gain of a relevance label" and right.get_title().startswith("Discount of a rank")
+    assert left.get_ylabel() == "gain g(rel)" and right.get_ylabel() == "discount"
     fig2, pair = plt.subplots(1, 2)
     assert rkplot.gain_discount(ax=pair) is fig2
     with pytest.raises(ValueError, match="pair of matplotlib Axes"):
@@ -799,7 +803,7 @@ def test_mrr_top_k_two_panels_and_log_axis():
     assert [t.get_text() for t in left.texts] == ["k=3: 0.611", "k=5: 0.457", "k=10: 0.293"]
     lines = lines_by_label(right)
     np.testing.assert_allclose(lines["A"], [[1, 0.40], [5, 0.55], [10, 0.60]])
-    np.testing.assert_allclose(right.collections[0].get_offsets(), [[5, 0.5], [1, 0.5]])
+    np.testing.assert_allclose([c.get_offsets()[0] for c in right.collections], [[5, 0.5], [1, 0.5]])
     assert left.get_xscale() == "log" and right.get_xscale() == "linear"  # each panel: log when k > 20
     assert right.get_title() == "Systems' MRR@k and the smallest k reaching 0.5"
     # small k: linear axis with integer ticks; logx forces
@@ -854,3 +858,228 @@ def test_roc_curve_legend_beside_the_axes_for_several_curves():
     several = rkplot.roc_curve(labels, {"a": scores, "b": scores[::-1]})
     several.figure.canvas.draw()
     assert several.get_legend().get_window_extent().x0 > several.bbox.x1
+
+
+# --------------------------------------------------------------------------- colour-blind-safe styles
+
+OKABE_ITO = ["#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#000000", "#f0e442"]
+RED_GREEN = {matplotlib.colors.to_hex(c) for c in ("tab:red", "tab:green", "red", "green", "lime", "tab:olive")}
+
+
+def hexes(colours):
+    return [matplotlib.colors.to_hex(c) for c in colours]
+
+
+def style_of(line):
+    return (matplotlib.colors.to_hex(line.get_color()), line.get_marker(), line.get_linestyle())
+
+
+def test_system_styles_okabe_ito_distinct_and_by_sorted_name():
+    names = [f"s{i}" for i in range(8)]
+    styles = rkplot.system_styles(names[::-1])
+    assert [styles[n]["color"].lower() for n in names] == OKABE_ITO
+    assert [styles[n]["marker"] for n in names] == list(rkplot.MARKERS[:8])
+    assert [styles[n]["linestyle"] for n in names] == ["-", "--", "-.", ":"] * 2
+    assert len({tuple(s.values()) for s in styles.values()}) == 8
+    assert rkplot.PALETTE[-1].lower() == "#f0e442"  # yellow, hard to see on white: last
+    # 40 series: no two look alike; the order of the names never matters
+    many = [f"run {i:02d}" for i in range(40)]
+    assert len({tuple(s.values()) for s in rkplot.system_styles(many).values()}) == 40
+    assert rkplot.system_styles(many) == rkplot.system_styles(many[::-1])
+    # explicit colours replace the colour only; system_colors is the colour of system_styles
+    given = rkplot.system_styles(["a", "b"], colors={"b": "black"})
+    assert given["b"] == {"color": "black", "marker": "s", "linestyle": "--"}
+    assert rkplot.system_colors(["b", "a"]) == {"b": rkplot.PALETTE[1], "a": rkplot.PALETTE[0]}
+    with pytest.raises(ValueError, match="colors must be a mapping"):
+        rkplot.system_styles(["a"], colors="red")
+
+
+def _multi_series_figures():
+    """(function name, axes, series names) of every function that draws several series."""
+    base = np.array([1, .9, .8, .7, .6, .5, .45, .4, .3, .2, .1])
+    frame = pd.DataFrame({"pixels": base[:5], "pca20": base[:5] + 0.004, "rp8": base[:5] / 2}, index=[1, 2, 3, 4, 5])
+    runs = {"pixels": [1, 0, 1, 0, 0, 1], "pca20": [1, 0, 1, 0, 0, 1], "rp8": [0, 1, 0, 0, 1, 1]}
+    labels, scores = [1, 0, 1, 0, 1], [0.9, 0.8, 0.4, 0.1, 0.5]
+    names = ["pixels", "pca20", "rp8"]
+    yield "pr_curve", rkplot.pr_curve({"pixels": base, "pca20": base + 0.004, "rp8": base / 2}), names
+    yield "metric_at_k", rkplot.metric_at_k(frame), ["pixels", "pca20", "rp8"]
+    yield "rbp_persistence", rkplot.rbp_persistence(runs), ["pixels", "pca20", "rp8"]
+    roc = rkplot.roc_curve(labels, {"pixels": scores, "pca20": scores, "rp8": scores[::-1]})
+    yield "roc_curve", roc, ["pixels", "pca20", "rp8"]
+    mrr = rkplot.mrr_top_k(systems=frame, target=0.5)
+    yield "mrr_top_k", mrr, ["pixels", "pca20", "rp8"]
+    fig = rkplot.mrr_top_k(systems=frame, target=0.5, two_panels=True)
+    yield "mrr_top_k two panels", fig.axes[1], ["pixels", "pca20", "rp8"]
+
+
+def _series_lines(ax, names):
+    by_label = {line.get_label().split(" (AUC")[0]: line for line in ax.lines}
+    return {name: by_label[name] for name in names}
+
+
+def test_every_multi_series_figure_styles_its_series_by_system_styles():
+    reference = rkplot.system_styles(["pixels", "pca20", "rp8"])
+    for where, ax, names in _multi_series_figures():
+        lines = _series_lines(ax, names)
+        for name, line in lines.items():
+            expected = reference[name]
+            look = (expected["color"].lower(), expected["marker"], expected["linestyle"])
+            assert style_of(line) == look, (where, name)
+        looks = [style_of(line) for line in lines.values()]
+        assert len(set(looks)) == len(looks), where
+        # distinct by colour, by marker and by line style each, not by colour alone
+        for part in range(3):
+            assert len({look[part] for look in looks}) == len(looks), (where, part)
+        # a system keeps its look whatever the function
+        assert style_of(lines["pca20"]) == (rkplot.PALETTE[0].lower(), "o", "-"), where
+
+
+def test_overlapping_curves_stay_apart():
+    """Two nearly identical curves: the later (in sorted names) is dashed, drawn over the
+    solid one, with hollow markers through which the other's show; on dense curves the
+    markers of the two fall at different points."""
+    base = np.array([1, .9, .8, .7, .6, .5, .45, .4, .3, .2, .1])
+    ax = rkplot.pr_curve({"pixels": base, "pca20": base + 0.004})
+    pixels, pca20 = _series_lines(ax, ["pixels", "pca20"]).values()
+    assert pca20.get_linestyle() == "-" and pixels.get_linestyle() == "--"
+    assert pixels.get_zorder() > pca20.get_zorder()  # the dashed curve lies on top
+    assert pixels.get_markerfacecolor() == "none" and pca20.get_markerfacecolor() != "none"
+    ks = np.arange(1, 51)
+    curve = 0.5 * np.exp(-ks / 30)
+    ax = rkplot.metric_at_k(pd.DataFrame({"pixels": curve, "pca20": curve + 0.003}, index=ks))
+    every = {line.get_label(): line.get_markevery() for line in ax.lines}
+    assert every["pca20"] != every["pixels"] and all(isinstance(e, tuple) for e in every.values())
+    small = rkplot.metric_at_k(pd.DataFrame({"pixels": curve[:5], "pca20": curve[:5]}, index=ks[:5]))
+    assert all(line.get_markevery() is None for line in small.lines)  # few k: a marker at each
+
+
+def test_no_red_or_green_in_any_figure():
+    def colours(ax):
+        found = [line.get_color() for line in ax.lines]
+        found += [c for coll in ax.collections for c in coll.get_facecolors()]
+        found += [p.get_facecolor() for p in ax.patches]
+        return set(hexes(found))
+
+    system = pd.Series({"q1": 0.5, "q2": 0.2, "q3": 0.9})
+    axes = [ax for _, ax, _ in _multi_series_figures()]
+    axes += [rkplot.per_query_differences(system, system[::-1].set_axis(system.index)),
+             rkplot.err_cascade([2, 0, 1], max_grade=2), rkplot.pr_sawtooth([1, 0, 1]),
+             rkplot.rbp_persistence({"a": [1, 1, 0, 0, 0, 0], "b": [0, 0, 1, 1, 1, 1]}, mark_crossings=True),
+             *rkplot.gain_discount(bases=(2, 10)).axes, *rkplot.mrr_top_k(target=0.3).figure.axes]
+    for ax in axes:
+        assert not colours(ax) & RED_GREEN, ax.get_title()
+
+
+def test_per_query_differences_zero_difference_is_grey_and_lines_are_black():
+    ax = rkplot.per_query_differences(pd.Series({"a": 0.0, "b": 0.5, "c": -0.25, "d": 0.0}))
+    colour = dict(zip([b.get_gid() for b in ax.containers[0]], hexes(b.get_facecolor() for b in ax.containers[0])))
+    assert colour == {"b": "#0072b2", "a": "#999999", "d": "#999999", "c": "#d55e00"}
+    assert {line.get_label(): matplotlib.colors.to_hex(line.get_color()) for line in ax.lines} == {
+        "zero": "#000000", "mean difference = +0.0625": "#000000"}
+    assert [line.get_linestyle() for line in ax.lines] == ["-", "--"]
+    # thousands of bars (one collection): the same colours
+    many = rkplot.per_query_differences(pd.Series(np.r_[np.ones(300), np.zeros(300), -np.ones(300)]))
+    assert set(hexes(many.collections[0].get_facecolors())) == {"#0072b2", "#999999", "#d55e00"}
+
+
+def test_gain_discount_and_metric_at_k_give_a_discount_the_same_look():
+    fig = rkplot.gain_discount(bases=(2, 10))
+    discounts = {line.get_label(): style_of(line) for line in fig.axes[1].lines}
+    assert list(discounts) == [rkplot.STANDARD_DISCOUNT, rkplot.jk_discount_label(2), rkplot.jk_discount_label(10)]
+    assert list(discounts) == ["standard 1/log2(i+1)", "JK, b = 2", "JK, b = 10"]
+    lipstick = [3, 2, 3, 0, 1, 2]
+    frame = pd.DataFrame({name: [rk.ndcg(lipstick, k=k, gain="exp", **kw) for k in range(1, 6)]
+                          for name, kw in [("standard 1/log2(i+1)", {}),
+                                           ("JK, b = 2", {"discount": "jk", "base": 2}),
+                                           ("JK, b = 10", {"discount": "jk", "base": 10})]},
+                         index=pd.Index(range(1, 6), name="k"))
+    ax = rkplot.metric_at_k(frame, metric="nDCG (exp gain)")
+    assert {line.get_label(): style_of(line) for line in ax.lines} == discounts
+    assert len(set(discounts.values())) == 3
+    assert ax.get_ylabel() == "nDCG@k (exp gain)"  # not "nDCG (exp gain)@k"
+    gains = [style_of(line) for line in fig.axes[0].lines]
+    assert len(set(gains)) == 2
+
+
+def test_metric_at_k_y_axis_reaches_zero_unless_asked():
+    frame = pd.DataFrame({"A": [0.90, 0.95, 0.97]}, index=[1, 2, 3])
+    low, _ = rkplot.metric_at_k(frame).get_ylim()
+    assert low <= 0.0
+    assert rkplot.metric_at_k(frame, include_zero=False).get_ylim()[0] > 0.8
+    below = rkplot.metric_at_k(pd.DataFrame({"tau": [-0.5, -0.2]}, index=[1, 2]))
+    assert below.get_ylim()[0] < -0.5 and below.get_ylim()[1] >= 0.0
+    with pytest.raises(ValueError, match="include_zero must be True or False"):
+        rkplot.metric_at_k(frame, include_zero="yes")
+
+
+def test_err_cascade_axis_says_contribution_is_not_a_probability():
+    ax = rkplot.err_cascade([2, 0, 1], max_grade=2)
+    assert ax.get_ylabel() == "probability (reach, stop), or contribution to ERR"
+    bars = [hexes(b.get_facecolor() for b in c) for c in ax.containers]
+    assert [set(b) for b in bars] == [{"#56b4e9"}, {"#d55e00"}, {"#0072b2"}]
+
+
+def test_pr_sawtooth_in_okabe_ito_blue():
+    ax = rkplot.pr_sawtooth([1, 0, 1])
+    assert set(hexes(line.get_color() for line in ax.lines)) == {"#0072b2"}
+    assert [line.get_linestyle() for line in ax.lines] == ["-", "--"]
+
+
+def _text_boxes_crossing_lines(ax):
+    """The labels of ``ax`` (text only) that a line or another label crosses."""
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [(t.get_text(), Text.get_window_extent(t, renderer)) for t in ax.texts]
+    bad = []
+    for i, (text, box) in enumerate(boxes):
+        for line in ax.lines:
+            path = line.get_transform().transform_path(line.get_path())
+            if path.intersects_bbox(box, filled=False):
+                bad.append((text, line.get_label()))
+        bad += [(text, other) for other, box2 in boxes[i + 1:] if box.overlaps(box2)]
+    return bad
+
+
+@pytest.mark.parametrize("target", [0.45, 0.456, 0.3, 0.6])
+def test_mrr_top_k_labels_clear_of_every_line(target):
+    systems = pd.DataFrame({"system A": [0.36, 0.42, 0.45, 0.456, 0.456, 0.456],
+                            "system B": [0.31, 0.41, 0.45, 0.49, 0.52, 0.52]}, index=[1, 2, 3, 5, 10, 100])
+    fig = rkplot.mrr_top_k(range(1, 101), systems=systems, target=target, two_panels=True)
+    assert _text_boxes_crossing_lines(fig.axes[0]) == []
+    ax = rkplot.mrr_top_k(range(1, 101), systems=systems, target=target)
+    assert _text_boxes_crossing_lines(ax) == []
+    assert [t.get_text() for t in ax.texts] == ["k=3: 0.611", "k=5: 0.457", "k=10: 0.293"]
+
+
+def test_mrr_top_k_smallest_k_in_each_systems_colour_and_marker_and_a_grey_target():
+    systems = pd.DataFrame({"system A": [0.36, 0.42, 0.456, 0.456], "system B": [0.31, 0.41, 0.49, 0.52]},
+                           index=[1, 2, 5, 10])
+    fig = rkplot.mrr_top_k(systems=systems, target=0.45, two_panels=True)
+    right = fig.axes[1]
+    styles = rkplot.system_styles(systems.columns)
+    marks = {c.get_label().split(":")[0]: c for c in right.collections}
+    assert list(marks) == ["system A", "system B"]
+    for name, mark in marks.items():
+        assert hexes(mark.get_facecolors()) == [styles[name]["color"].lower()]
+        # the marker's shape: the same path as the system's marker
+        shape = matplotlib.markers.MarkerStyle(styles[name]["marker"])
+        expected = shape.get_path().transformed(shape.get_transform()).vertices
+        np.testing.assert_allclose(mark.get_paths()[0].vertices, expected)
+    assert mark.get_sizes()[0] < marks["system A"].get_sizes()[0]  # equal k stay visible
+    np.testing.assert_allclose([m.get_offsets()[0] for m in marks.values()], [[5, 0.45], [5, 0.45]])
+    for panel in fig.axes:
+        target = next(line for line in panel.lines if line.get_label().startswith("target MRR"))
+        colour = matplotlib.colors.to_hex(target.get_color())
+        assert colour not in RED_GREEN and colour not in {s["color"].lower() for s in styles.values()}
+        assert target.get_marker() in ("None", None, "") and target.get_linestyle() != "-"
+    uniform = fig.axes[0].lines[0]
+    assert matplotlib.colors.to_hex(uniform.get_color()) not in {s["color"].lower() for s in styles.values()}
+
+
+def test_roc_curve_several_scorers_get_a_figure_wide_enough_for_the_legend():
+    several = rkplot.roc_curve([1, 0, 1, 0], {"a": [0.9, 0.8, 0.4, 0.1], "b": [0.1, 0.4, 0.8, 0.9]})
+    width, _ = several.figure.get_size_inches()
+    assert width > 9
+    several.figure.canvas.draw()
+    box = several.get_window_extent()
+    assert box.width > 0.4 * several.figure.bbox.width  # the square axes is not squeezed
