@@ -370,7 +370,7 @@ def cutoffs(
         ax.set_ylim(0.0, 1.05)
         ax.set_ylabel("P@k, R@k or nDCG@k")
         ax.set_title(f"P@k, R@k and nDCG@k of one ranking\nat k = {state['k']}: "
-                     + ", ".join(f"{name[:-2]} = {v:.3f}" for name, v in values.items()))
+                     + ", ".join(f"{name[:-1]}{state['k']} = {v:.3f}" for name, v in values.items()))
         ax.legend(loc="lower right")
         return fig
 

@@ -1044,17 +1044,18 @@ def rbp_persistence(
 def err_cascade_table(labels, *, max_grade: float | None = None, p: float = 1.0) -> pd.DataFrame:
     """The ERR cascade of one ranking, rank by rank (the numbers :func:`err_cascade` draws).
 
-    The user reads rank 1 and stops there, satisfied, with probability
-    R_i = (2**g_i - 1) / 2**max_grade; otherwise goes on with probability ``p``
+    The user reads rank i and stops there, satisfied, with probability
+    theta_i = (2**rel_i - 1) / 2**max_grade; otherwise goes on with probability ``p``
     (Chapelle, Metzler, Zhang & Grinspan, "Expected reciprocal rank for graded relevance",
     CIKM 2009; with ``p``: V. Efimov's guide, after Ilya Markov's lecture).
 
     Returns
     -------
     pandas.DataFrame
-        Index ``rank`` (1, 2, ...); columns ``label``, ``satisfaction`` (R_i), ``reach``
-        (p**(i-1) * prod_{j<i} (1 - R_j): the chance the user reads rank i), ``stop``
-        (reach * R_i: the chance the user stops there), ``contribution`` (stop / i).
+        Index ``rank`` (1, 2, ...); columns ``label``, ``satisfaction`` (theta_i), ``reach``
+        (p**(i-1) * prod_{j<i} (1 - theta_j): the chance the user reads rank i), ``stop``
+        (reach * theta_i: the chance the user stops there satisfied; with ``p < 1`` users
+        also leave unsatisfied), ``contribution`` (stop / i).
         The contributions, added in rank order, are :func:`rankkit.err` to the last bit.
 
     Examples
@@ -1078,7 +1079,7 @@ def err_cascade_table(labels, *, max_grade: float | None = None, p: float = 1.0)
     grades = r.labels[0]
     n = grades.size
     satisfaction = (exp2(grades) - 1.0) / exp2(np.float64(top))
-    # chance of reading rank i, ignoring p: prod_{j<i} (1 - R_j), as rankkit.err builds it
+    # chance of reading rank i, ignoring p: prod_{j<i} (1 - theta_j), as rankkit.err builds it
     unsatisfied = np.concatenate([[1.0], np.cumprod(1.0 - satisfaction[:-1])]) if n else np.zeros(0)
     stop_without_p = satisfaction * unsatisfied
     persistence = powers(p, n)
@@ -1099,7 +1100,7 @@ def err_cascade(labels, *, max_grade: float | None = None, p: float = 1.0, ax=No
     """The ERR cascade as a figure: per rank, the chance the user reaches it, stops there,
     and what that adds to ERR.
 
-    ERR = sum_i (1 / i) * R_i * prod_{j<i} (1 - R_j) * p**(i-1): the expected reciprocal
+    ERR = sum_i (1 / i) * theta_i * prod_{j<i} (1 - theta_j) * p**(i-1): the expected reciprocal
     of the rank where the user stops (Chapelle et al. 2009; see :func:`err_cascade_table`
     for the model and the numbers).
 
@@ -1119,7 +1120,7 @@ def err_cascade(labels, *, max_grade: float | None = None, p: float = 1.0, ax=No
     -------
     matplotlib.axes.Axes
         Three bar groups per rank: ``ax.containers[0]`` reach (label
-        ``"P(user reaches rank i)"``, sky blue), ``[1]`` stop (``"P(user stops at rank i)"``,
+        ``"P(user reaches rank i)"``, sky blue), ``[1]`` stop (``"P(user is satisfied at rank i)"``,
         vermillion), ``[2]`` contribution to ERR (``"contribution to ERR = stop / i"``, blue),
         which is not a probability: the y axis says "probability (reach, stop), or
         contribution to ERR". The heights are ``container.datavalues``. The title gives
@@ -1141,7 +1142,7 @@ def err_cascade(labels, *, max_grade: float | None = None, p: float = 1.0, ax=No
     x = table.index.to_numpy()
     width = 0.27
     ax.bar(x - width, table["reach"], width, color=PALETTE[5], linewidth=0, label="P(user reaches rank i)")
-    ax.bar(x, table["stop"], width, color=_VERMILLION, linewidth=0, label="P(user stops at rank i)")
+    ax.bar(x, table["stop"], width, color=_VERMILLION, linewidth=0, label="P(user is satisfied at rank i)")
     ax.bar(x + width, table["contribution"], width, color=_BLUE, linewidth=0,
            label="contribution to ERR = stop / i")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -80,7 +80,7 @@ def test_cutoffs_explorer_figure_and_callback():
         expected = [explore.cutoff_values(LABELS, k)[name] for k in range(1, 7)]
         np.testing.assert_allclose(lines[name], np.column_stack([np.arange(1, 7), expected]))
     np.testing.assert_allclose(lines["k = 3"][:, 0], 3)
-    assert ax.get_title().startswith("P@k, R@k and nDCG@k of one ranking\nat k = 3: P = 0.667")
+    assert ax.get_title() == "P@k, R@k and nDCG@k of one ranking\nat k = 3: P@3 = 0.667, R@3 = 0.500, nDCG@3 = 0.840"
     assert ex.set_k(6)["R@k"] == 1.0 and ex.state == {"k": 6}
 
 

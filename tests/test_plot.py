@@ -726,7 +726,7 @@ def test_err_cascade_bars_by_hand_and_sum_is_err(labels, max_grade, p):
     heights = [list(c.datavalues) for c in ax.containers]
     np.testing.assert_allclose(heights, [reach, stop, contrib], atol=1e-15)
     assert [c.get_label() for c in ax.containers] == [
-        "P(user reaches rank i)", "P(user stops at rank i)", "contribution to ERR = stop / i"]
+        "P(user reaches rank i)", "P(user is satisfied at rank i)", "contribution to ERR = stop / i"]
     table = rkplot.err_cascade_table(labels, max_grade=max_grade, p=p)
     assert np.cumsum(table["contribution"].to_numpy())[-1] == rk.err(labels, max_grade=max_grade, p=p)  # bit for bit
     assert ax.get_title() == f"ERR cascade: ERR = {rk.err(labels, max_grade=max_grade, p=p):.4f}, the sum of the contributions"
