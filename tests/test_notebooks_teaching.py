@@ -79,6 +79,10 @@ def test_make_student_copies_all_but_08_runs_them_and_collapses_checks(tmp_path)
     for path in sorted(tmp_path.glob("*.ipynb")):
         checks = [c for c in read(path).cells if "remove-input" in tags(c)]
         assert all(c.metadata["jupyter"]["source_hidden"] for c in checks), path.name
+        # explorers keep their still picture, not a widget view that has no saved state
+        outputs = [o for c in read(path).cells for o in c.get("outputs", [])]
+        assert not [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+        assert all(o.get("data") for o in outputs if o.output_type == "display_data"), path.name
 
 
 @pytest.mark.parametrize("path", STUDENT, ids=lambda p: p.stem)
