@@ -1693,17 +1693,18 @@ def _system_curves(systems) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
 
 def _mark_smallest_k(ax, system_curves: dict, target: float, styles: dict) -> None:
-    """Each system's smallest k reaching ``target``, on the target line, in the system's colour
-    and marker, larger and black-edged (none for a system that never reaches it). One
-    collection per system; later systems get smaller markers, so equal k stay visible."""
+    """Each system's smallest k reaching ``target``, on the target line: a larger ring of the
+    system's marker in its colour, so the curve's own point there shows through (none for a
+    system that never reaches it). One collection per system; later systems get smaller
+    rings, so equal k stay visible."""
     order = {name: i for i, name in enumerate(sorted(system_curves))}
     for name, (k, y) in system_curves.items():
         first = smallest_k_for_mrr(pd.Series(y, index=k), target)
         if first is None:
             continue
         style, i = styles[name], order[name]
-        ax.scatter([first], [target], marker=style["marker"], color=style["color"], edgecolors="black",
-                   linewidths=1.0, s=170 - 35 * min(i, 3), zorder=4 + i / 100,
+        ax.scatter([first], [target], marker=style["marker"], facecolors="none", edgecolors=style["color"],
+                   linewidths=2.0, s=170 - 35 * min(i, 3), zorder=4 + i / 100,
                    label=f"{name}: smallest k reaching target = {first}")
 
 

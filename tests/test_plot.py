@@ -1060,7 +1060,8 @@ def test_mrr_top_k_smallest_k_in_each_systems_colour_and_marker_and_a_grey_targe
     marks = {c.get_label().split(":")[0]: c for c in right.collections}
     assert list(marks) == ["system A", "system B"]
     for name, mark in marks.items():
-        assert hexes(mark.get_facecolors()) == [styles[name]["color"].lower()]
+        assert hexes(mark.get_edgecolors()) == [styles[name]["color"].lower()]   # a ring in its colour
+        assert len(mark.get_facecolors()) == 0 or mark.get_facecolors()[0][3] == 0
         # the marker's shape: the same path as the system's marker
         shape = matplotlib.markers.MarkerStyle(styles[name]["marker"])
         expected = shape.get_path().transformed(shape.get_transform()).vertices
