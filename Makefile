@@ -8,6 +8,10 @@ LOCK   := .ci/lock.txt
 # The declared minimum versions (pyproject.toml's floors)
 OLDEST := .ci/oldest.txt
 OLD    ?= .venv-oldest
+# Editable installs put the checkout on sys.path ("compat"), so `import rankkit` finds the package
+# from any working directory, even the parent of a clone named rankkit (whose folder would
+# otherwise be imported first, as an empty namespace package).
+EDITABLE := --config-settings editable_mode=compat -e
 NBRUN  := -m jupyter nbconvert --log-level=ERROR --to notebook --execute --ExecutePreprocessor.store_widget_state=False
 
 .PHONY: demo student test test-oldest notebooks lock bench clean
@@ -17,15 +21,15 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(VENV)/.notebooks: $(PY) pyproject.toml $(LOCK)
-	$(PY) -m pip install --quiet -c $(LOCK) -e ".[notebooks]"
+	$(PY) -m pip install --quiet -c $(LOCK) $(EDITABLE) ".[notebooks]"
 	touch $@
 
 $(VENV)/.test: $(PY) pyproject.toml $(LOCK)
-	$(PY) -m pip install --quiet -c $(LOCK) -e ".[test]"
+	$(PY) -m pip install --quiet -c $(LOCK) $(EDITABLE) ".[test]"
 	touch $@
 
 $(VENV)/.bench: $(VENV)/.test
-	$(PY) -m pip install --quiet -e ".[bench]"
+	$(PY) -m pip install --quiet $(EDITABLE) ".[bench]"
 	touch $@
 
 # Rendered HTML reads as a lesson: cells tagged remove-input show only their output; math is
@@ -69,7 +73,7 @@ test: $(VENV)/.test
 $(OLD)/.test: pyproject.toml $(OLDEST)
 	$(PYTHON) -m venv $(OLD)
 	$(OLD)/bin/python -m pip install --quiet --upgrade pip
-	$(OLD)/bin/python -m pip install --quiet -c $(OLDEST) -e ".[test,notebooks]"
+	$(OLD)/bin/python -m pip install --quiet -c $(OLDEST) $(EDITABLE) ".[test,notebooks]"
 	touch $@
 
 test-oldest: $(OLD)/.test
@@ -86,7 +90,7 @@ lock:
 	rm -rf .venv-lock
 	$(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/python -m pip install --quiet --upgrade pip
-	.venv-lock/bin/python -m pip install --quiet -e ".[test,notebooks]"
+	.venv-lock/bin/python -m pip install --quiet $(EDITABLE) ".[test,notebooks]"
 	head -2 $(LOCK) > $(LOCK).new
 	.venv-lock/bin/python -m pip freeze --exclude-editable | grep -v '^rankkit' >> $(LOCK).new
 	mv $(LOCK).new $(LOCK)

@@ -21,7 +21,7 @@ from .binary import (
     success,
 )
 from .cwl import bpm, insq, inst, nerr8, nerr9, nerr10, nerr11, sdcg
-from .evaluate import evaluate, parse_metric, score
+from .evaluate import aggregate, evaluate, parse_metric, score
 from .graded import cumulative_gain, dcg, err, idcg, ndcg, rbp, rbp_residual
 from .io import read_qrels, read_run
 from .join import rank
@@ -50,5 +50,5 @@ __all__ = [
     "sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "insq", "inst", "bpm", "compatibility",
     "kendall_tau", "kendall_distance", "inversions", "pair_counts", "PairCounts", "pnr", "auc",
     "mse", "mae",
-    "read_qrels", "read_run", "evaluate", "score", "parse_metric", "compare",
+    "read_qrels", "read_run", "evaluate", "aggregate", "score", "parse_metric", "compare",
 ]

@@ -91,3 +91,27 @@ def test_readme_names_every_trec_eval_measure_and_flag():
         assert f"`{family}" in table, family
     for flag in ("-q", "-m", "-c", "-n", "-l", "-M", "-J", "-N", "-v"):
         assert f"| `{flag}" in readme, flag
+
+
+def test_distribution_name_is_not_the_unrelated_rankkit_on_the_index():
+    """The package index's ``rankkit`` is another project with the same import name: this kit is
+    distributed as ``rankkit-eval``, and no install line of the README installs the other one."""
+    assert re.search(r'^name = "rankkit-eval"$', (ROOT / "pyproject.toml").read_text(), re.M)
+    texts = [(ROOT / "README.md").read_text(), *(p.read_text() for p in (ROOT / "notebooks").glob("*.ipynb"))]
+    installs = [line for text in texts for line in re.findall(r"pip install[^\n`]*", text)]
+    assert installs
+    for line in installs:
+        assert not re.search(r"""pip install\s+\\?["']?rankkit(\[|["'\s\\]|$)""", line), line
+
+
+def test_import_works_from_the_parent_of_a_clone_named_rankkit(tmp_path):
+    """A clone's folder named ``rankkit`` in the working directory is not a package: the editable
+    install (``make``'s ``editable_mode=compat``) must still import the real one."""
+    import subprocess
+    import sys
+
+    (tmp_path / "rankkit").mkdir()
+    (tmp_path / "rankkit" / "README.md").write_text("a clone's top folder, not a package\n")
+    code = "import rankkit as rk; print(rk.precision([1, 0, 1, 1, 0], k=5))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0.6"
