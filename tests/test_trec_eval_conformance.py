@@ -1,8 +1,7 @@
 """rankkit against trec_eval 10's own test outputs: every line, byte for byte.
 
-The data is trec_eval 10.0's ``test/`` folder, copied to ``../shared/conformance/trec_eval/``
-(next to this repository; see its README, which names the flags that produced each output
-file). The module is skipped when that folder is absent.
+The data is trec_eval 10.0's ``test/`` folder, kept in ``tests/data/trec_eval/`` (its README
+names the flags that produced each output file), so every ``make test`` runs this module.
 
 - ``rankkit evaluate`` with those flags prints every output file byte for byte: every
   measure of ``-m all_trec``, the default measures, the parameter lists of
@@ -26,9 +25,7 @@ import pytest
 from rankkit.cli import main
 from rankkit.evaluate import aggregate, evaluate, parse_metric
 
-CONFORMANCE = Path(__file__).parents[1].parent / "shared" / "conformance" / "trec_eval"
-if not CONFORMANCE.is_dir():
-    pytest.skip(f"trec_eval test data not found at {CONFORMANCE}", allow_module_level=True)
+CONFORMANCE = Path(__file__).resolve().parent / "data" / "trec_eval"   # trec_eval 10.0's test data, in the repository
 
 TOLERANCE = 5.001e-5
 
