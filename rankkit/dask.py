@@ -39,7 +39,8 @@ from .join import rank
 
 __all__ = ["is_dask", "read_qrels", "read_run", "evaluate", "compute", "aggregate", "compare"]
 
-_INSTALL = 'rankkit.dask needs dask and distributed: pip install "rankkit[dask]"'
+_INSTALL = ("rankkit.dask needs dask[dataframe] and distributed: install rankkit with its [dask] extra "
+            "(pip install \".[dask]\" in rankkit's folder), or pip install \"dask[dataframe]\" distributed")
 _INFO = "rankkit.dask"  # the attrs key of each partition's report on its queries
 
 
@@ -56,11 +57,21 @@ def is_dask(obj: Any) -> bool:
     return module == "dask" or module.startswith(("dask.", "dask_expr"))
 
 
+def _dask():
+    """The ``dask`` module, or an ImportError that says which extra to install."""
+    try:
+        import dask
+    except ImportError as err:
+        raise ModuleNotFoundError(_INSTALL, name=err.name) from err
+    return dask
+
+
 def _dd():
+    _dask()
     try:
         import dask.dataframe as dd
-    except ImportError as err:  # pragma: no cover - the extra is installed for the tests
-        raise ImportError(_INSTALL) from err
+    except ImportError as err:  # dask without its dataframe extra (pandas, pyarrow parts)
+        raise ModuleNotFoundError(_INSTALL, name=err.name) from err
     return dd
 
 
@@ -135,7 +146,7 @@ def read_run(paths, *, columns: Mapping[str, str] | None = None):
 
 
 def _read(paths, kind: str, columns):
-    import dask
+    dask = _dask()
 
     dd = _dd()
     files = _files(paths)
@@ -264,7 +275,7 @@ def evaluate(
     q1        1.0      1.0
     q2        1.0      1.0
     """
-    import dask
+    dask = _dask()
 
     shuffle = check_option(shuffle, ("tasks", "p2p"), "shuffle")
     settings = _settings(metrics, ties=ties, queries=queries, depth=depth, rel=rel,
@@ -316,7 +327,7 @@ def _as_frame(obj, kind: str, columns) -> tuple[Any, str, bool]:
     dd = _dd()
     reader = _read_qrels if kind == "qrels" else _read_run
     if not is_dask(obj):
-        import dask
+        dask = _dask()
 
         frame = reader(obj, columns=columns)
         if kind == "qrels":
@@ -477,7 +488,7 @@ def compute(*tables, **kwargs):
 
 def _compute(tables: tuple, kwargs: dict, stacklevel: int):
     """:func:`compute`; warnings point ``stacklevel`` frames up from here."""
-    import dask
+    dask = _dask()
 
     dd = _dd()
     if not tables:

@@ -103,8 +103,13 @@ def _bundle(explorer: "Explorer") -> dict:
 
 
 def _display(bundle: dict) -> None:
-    from IPython.display import display
-
+    try:
+        from IPython.display import display
+    except ImportError as err:
+        raise ModuleNotFoundError(
+            "rankkit.explore shows its figures in Jupyter and needs IPython: install rankkit with its "
+            "[notebooks] extra (pip install \".[notebooks]\" in rankkit's folder), or pass show=False "
+            "and use the explorer's .figure", name=err.name) from err
     display(bundle, raw=True)
 
 

@@ -368,3 +368,20 @@ def test_rk_evaluate_given_dask_frames_dispatches_to_rankkit_dask():
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     mixed = rd.compute(rk.evaluate(qrels, dd.from_pandas(run, npartitions=1), METRICS), **SYNC)
     pd.testing.assert_frame_equal(mixed, want, check_exact=True)
+
+
+def test_without_dask_the_error_says_which_extra_to_install(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name == "dask" or name.startswith("dask."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name="dask")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    with pytest.raises(ModuleNotFoundError, match=r"rankkit.dask needs dask\[dataframe\] and distributed: install rankkit with its \[dask\] extra"):
+        rd.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["AP"])
+    with pytest.raises(ModuleNotFoundError, match=r"\[dask\] extra"):
+        rd.read_run("no-such-*.run")

@@ -317,3 +317,20 @@ def test_widget_callbacks_update_the_numbers_and_the_picture():
         assert ex.state["order"] == [2, 1, 0] and "order must name each document once" in ex._html.value
     finally:
         module._display = original
+
+
+def test_without_ipython_the_error_says_what_to_install(monkeypatch):
+    """Displaying needs IPython; without it the error names the extra, and show=False still works."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_ipython(name, *args, **kwargs):
+        if name == "IPython" or name.startswith("IPython."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_ipython)
+    with pytest.raises(ModuleNotFoundError, match=r"needs IPython: install rankkit with its \[notebooks\] extra"):
+        explore.cutoffs([1, 0, 1], k=2)
+    assert explore.cutoffs([1, 0, 1], k=2, show=False).figure is not None
