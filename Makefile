@@ -12,7 +12,10 @@ OLD    ?= .venv-oldest
 # from any working directory, even the parent of a clone named rankkit (whose folder would
 # otherwise be imported first, as an empty namespace package).
 EDITABLE := --config-settings editable_mode=compat -e
-NBRUN  := -m jupyter nbconvert --log-level=ERROR --to notebook --execute --ExecutePreprocessor.store_widget_state=False
+# The kernels log errors only (not jupyter's "running over TCP without encryption" warning,
+# which says nothing about a local run).
+KERNEL := "--ExecutePreprocessor.extra_arguments=['--IPKernelApp.log_level=ERROR']"
+NBRUN  := -m jupyter nbconvert --log-level=ERROR $(KERNEL) --to notebook --execute --ExecutePreprocessor.store_widget_state=False
 
 .PHONY: demo student test test-oldest notebooks lock bench clean
 
@@ -39,14 +42,15 @@ HTML   := --to html --TagRemovePreprocessor.enabled=True --TagRemovePreprocessor
           --HTMLExporter.mathjax_url='mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe'
 
 demo: $(VENV)/.notebooks
-	$(PY) -m jupyter nbconvert --log-level=ERROR --execute $(HTML) --output-dir $(OUT) notebooks/*.ipynb
+	$(PY) -m jupyter nbconvert --log-level=ERROR $(KERNEL) --execute $(HTML) --output-dir $(OUT) notebooks/*.ipynb
 	$(PY) -c "import jupyter_server_mathjax as m, pathlib, shutil; shutil.copytree(pathlib.Path(m.__file__).parent / 'static', '$(OUT)/mathjax', dirs_exist_ok=True)"
 	sed -i 's/\(href="[0-9][0-9]_[a-z_]*\)\.ipynb/\1.html/g' $(OUT)/*.html   # links between notebooks
 	$(PY) -m rankkit evaluate data/example.qrels data/example.run -m nDCG@10 -m AP -m RR -m P@10 -m R@100
 	@echo "(The two warnings are expected: the example leaves query 149 out of the run and query 150"
 	@echo " out of the judgments on purpose, to show how unscored queries are reported; see data/README.md.)"
 	@echo
-	@echo "Rendered notebooks: $(abspath $(OUT))"
+	@echo "Open $(abspath $(OUT))/00_start_here.html in a browser (the rendered notebooks, no server needed),"
+	@echo "or work with them live: .venv/bin/jupyter lab notebooks/"
 
 # The notebooks for students: every notebook but 08 (the teacher's checklist shows the
 # exercises' answers), without the cells tagged `solution` (answers), `remove-cell` (checks)
