@@ -20,6 +20,8 @@ parameter list (``P.5,10``, ``ndcg.1=3,2=9``, ``11pt_avg..25,.5``), as a bare fa
 from __future__ import annotations
 
 import ast
+import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -415,12 +417,6 @@ TREC_FAMILIES: dict[str, tuple[str, TrecName]] = {
 }
 
 
-def _known_names() -> str:
-    trec = [t for t in TREC_FAMILIES if t not in REGISTRY]
-    return (f"{', '.join(REGISTRY)}; aliases: {', '.join(NAME_ALIASES)}; trec_eval names: "
-            f"{', '.join(trec)}; trec_eval nicknames: {', '.join(NICKNAMES)}")
-
-
 # --------------------------------------------------------------------------- Metric
 
 
@@ -481,9 +477,10 @@ def _metric(name: str, params: dict[str, Any], k: int | None, spec: str) -> Metr
     unknown = sorted(set(params) - set(info.params) - {"judged_only"})
     if unknown:
         allowed = ", ".join((*info.params, "judged_only"))
+        hint = _cutoff_hint(name, params, spec) if {"k", "cutoff"} & set(unknown) else ""
         raise ValueError(
             f"metric {name} does not take parameter(s) {', '.join(unknown)} "
-            f"(allowed: {allowed}) in metric spec {spec!r}"
+            f"(allowed: {allowed}) in metric spec {spec!r}{hint}"
         )
     if "k" in info.required and k is None:
         raise ValueError(f"metric {name} needs a cutoff @k in metric spec {spec!r}")
@@ -690,6 +687,142 @@ def _recall_level(text: str, spec: str) -> float:
     return level
 
 
+# --------------------------------------------------------------------------- unknown and ambiguous names
+
+
+def _refuse_ambiguous(name: str, params: dict[str, Any], at: str | None, spec: str) -> None:
+    """Refuse ``MAP@k`` (any case) and ``AP@k`` in any case but rankkit's own, unless
+    ``normalize=`` says which AP is meant.
+
+    AP over the top k is divided by R, the number of relevant documents, in trec_eval
+    (``map_cut_k``), ir_measures (``AP@k``, ``MAP@k``) and ranx (``map@k``); recommender-systems
+    libraries such as RecBole divide ``MAP@K`` by min(R, k). The two differ by a large factor
+    when R is much larger than k, so a spelling that both communities use is an error naming
+    both spellings, not a silent choice; ``AP@k`` (what ``str(Metric)`` prints) and
+    ``map_cut_k`` keep trec_eval's meaning, ``AP(normalize='min_k')@k`` is the other. ``MAP``
+    without a cutoff means the same thing everywhere and is accepted.
+    """
+    if name == "AP" or name.lower() not in ("map", "ap") or "normalize" in params:
+        return
+    given = at if at is not None else params.get("cutoff")
+    if given is None:
+        return
+    k = _parse_k(str(given).strip(), spec)
+    rest = {p: v for p, v in params.items() if p != "cutoff"}
+    as_trec = str(_metric("AP", rest, k, spec)) + ("" if rest else f" or map_cut_{k}")
+    as_recsys = _metric("AP", {**rest, "normalize": "min_k"}, k, spec)
+    raise ValueError(
+        f"metric spec {spec!r} is ambiguous: AP over the top {k} is divided by R, the number of "
+        f"relevant documents, in trec_eval, ir_measures and ranx (write {as_trec}), and by "
+        f"min(R, {k}) in RecBole and other recommender-systems libraries (write {as_recsys})"
+    )
+
+
+def _cutoff_hint(name: str, params: dict[str, Any], spec: str) -> str:
+    """What to write instead of ``k=`` or ``cutoff=`` in a spec: ``nDCG(k=10)`` is ``nDCG@10``."""
+    if not REGISTRY[name].cutoff:
+        return f"; {name} takes no cutoff"
+    given = params.get("k", params.get("cutoff"))
+    rest = {p: v for p, v in params.items() if p not in ("k", "cutoff")}
+    try:
+        return f"; the cutoff is written @k: {_metric(name, rest, _parse_k(str(given), spec), spec)}"
+    except ValueError:
+        return "; the cutoff is written @k, as in nDCG@10"
+
+
+_TRAILING_K = re.compile(r"(?P<stem>.*?[A-Za-z])[_.\-]?(?P<k>[0-9]+)")
+_MAX_SUGGESTIONS = 4
+
+
+def _unknown_message(name: str, spec: str, params: str | None, k: str | None) -> str:
+    """An unknown name's error: the closest known names (rankkit, aliases, ir_measures,
+    trec_eval), written with the spec's cutoff and parameters, at most four of them."""
+    where = "" if spec.strip() == name else f" in metric spec {spec.strip()!r}"
+    found = _suggestions(name, params, k)
+    if not found:
+        return f"unknown metric {name!r}{where}; no known name is close (all names: rankkit evaluate --help)"
+    listed = found[0] if len(found) == 1 else ", ".join(found[:-1]) + " or " + found[-1]
+    return f"unknown metric {name!r}{where}; did you mean {listed}? (all names: rankkit evaluate --help)"
+
+
+def _suggestions(name: str, params: str | None, at: str | None) -> list[str]:
+    """Known spellings close to ``name`` (difflib's ratio >= 0.6, case folded). A name ending
+    in digits (``ndcg_cut10``, ``P10``) is also tried as a name and a cutoff."""
+    k = int(at) if at is not None and at.strip().isdigit() and int(at) > 0 else None
+    tries = [(name, k)]
+    trailing = _TRAILING_K.fullmatch(name)
+    if trailing and k is None and int(trailing["k"]) > 0:
+        tries.append((trailing["stem"], int(trailing["k"])))
+    pool = _name_pool()
+    best: dict[str, tuple[float, int | None]] = {}  # known name (folded) -> its closeness, the cutoff
+    for word, cutoff in tries:
+        for key in difflib.get_close_matches(word.lower(), pool, n=_MAX_SUGGESTIONS, cutoff=0.6):
+            ratio = difflib.SequenceMatcher(None, word.lower(), key).ratio()
+            best[key] = max(best.get(key, (0.0, None)), (ratio, cutoff), key=lambda item: item[0])
+    top = max((ratio for ratio, _ in best.values()), default=0.0)
+    found: dict[str, str] = {}  # folded -> as written: nDCG@10 and NDCG@10 are one suggestion
+    uncut: dict[str, str] = {}  # metrics without a cutoff, for a spec that gives one: last
+    for key, (ratio, cutoff) in sorted(best.items(), key=lambda item: -item[1][0]):
+        if ratio >= top - 0.15:  # far behind the closest: noise
+            for known in pool[key]:
+                drops_k = cutoff is not None and (known in NICKNAMES or not REGISTRY[_row_of(known)].cutoff)
+                for form in _spellings(known, cutoff, params):
+                    (uncut if drops_k else found).setdefault(form.lower(), form)
+    return [*found.values(), *(f for key, f in uncut.items() if key not in found)][:_MAX_SUGGESTIONS]
+
+
+#: Names other libraries use, suggested (not accepted: each has more than one meaning somewhere).
+_OTHER_NAMES = {
+    "hit_rate": "success", "hitrate": "success", "HR": "success", "average_precision": "AP",
+    "mean_average_precision": "AP", "reciprocal_rank": "RR", "mean_reciprocal_rank": "RR",
+    "r_precision": "Rprec",
+}
+
+
+def _row_of(known: str) -> str:
+    """The registry row of a name :func:`_name_pool` holds."""
+    if known in TREC_FAMILIES:
+        return TREC_FAMILIES[known][0]
+    return _lookup_name(known) or IR_MEASURES.get(known) or _OTHER_NAMES[known]
+
+
+@functools.lru_cache(maxsize=1)
+def _name_pool() -> dict[str, tuple[str, ...]]:
+    """Every name a spec may use, folded to lower case -> the names as written."""
+    pool: dict[str, dict[str, None]] = {}
+    for name in (*REGISTRY, *NAME_ALIASES, *IR_MEASURES, *TREC_FAMILIES, *NICKNAMES, *_OTHER_NAMES):
+        pool.setdefault(name.lower(), {})[name] = None
+    return {key: tuple(names) for key, names in pool.items()}
+
+
+def _spellings(known: str, k: int | None, params: str | None) -> list[str]:
+    """How to write a known name with cutoff ``k`` and the spec's parameters: trec_eval's
+    ``ndcg_cut_10`` and rankkit's ``nDCG@10``; never a spelling :func:`parse_metric` refuses."""
+    if known in NICKNAMES:
+        return [known] if params is None else []
+    forms = []
+    if known in TREC_FAMILIES:
+        row, trec = TREC_FAMILIES[known]
+        if params is None and (k is None or trec.kind == "cutoffs"):
+            forms.append(known if k is None else f"{known}_{k}")
+        known = row  # rankkit's spelling of the same metric
+    row = _row_of(known)
+    if known in _OTHER_NAMES:
+        known = row
+    info = REGISTRY[row]
+    if [p for p in info.required if p != "k"] or ("k" in info.required and k is None):
+        return forms
+    args = f"({params})" if params is not None else ""
+    at = f"@{k}" if k is not None and info.cutoff else ""
+    if known.lower() in ("map", "ap") and at:  # MAP@k is refused: both meanings
+        return forms + [f"AP{args}{at}", f"AP(normalize='min_k'{', ' + params if params else ''}){at}",
+                        *([f"map_cut_{k}"] if params is None else [])]
+    forms += [f"{known}{args}{at}", f"{row}{args}{at}"]
+    if at and params is None:
+        forms += [f"{t.name}_{k}" for t in info.trec if t.kind == "cutoffs"]
+    return forms
+
+
 # --------------------------------------------------------------------------- specs
 
 
@@ -701,7 +834,9 @@ _SPEC = re.compile(
 )
 
 
-def _resolve_name(name: str) -> str:
+def _lookup_name(name: str) -> str | None:
+    """The registry row a spec's name means, or None: a registry name or alias, a trec_eval
+    name without parameters, then the same case-insensitively (``ndcg`` is nDCG)."""
     if name in REGISTRY:
         return name
     if name in NAME_ALIASES:
@@ -709,9 +844,15 @@ def _resolve_name(name: str) -> str:
     if name in TREC_FAMILIES and TREC_FAMILIES[name][1].kind in ("plain", "pairs") and not TREC_FAMILIES[name][1].fixed:
         return TREC_FAMILIES[name][0]
     folded = {n.lower(): n for n in REGISTRY} | {a.lower(): t for a, t in NAME_ALIASES.items()}
-    if name.lower() in folded:
-        return folded[name.lower()]
-    raise ValueError(f"unknown metric {name!r}; known metrics: {_known_names()}")
+    return folded.get(name.lower())
+
+
+def _resolve_name(name: str, spec: str, params: str | None = None, k: str | None = None) -> str:
+    """:func:`_lookup_name`, or a ValueError suggesting the closest known names."""
+    row = _lookup_name(name)
+    if row is None:
+        raise ValueError(_unknown_message(name, spec, params, k))
+    return row
 
 
 def _parse_params(text: str, spec: str) -> dict[str, Any]:
@@ -765,7 +906,7 @@ def parse_metric(spec: str | Metric) -> Metric:
         ``nDCG(gain=exp)``), optional cutoff ``@k``; or a column name as trec_eval prints
         it (``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``,
         ``rbp``, ``utility_2,-1,0,0``). Names are matched case-sensitively first, then
-        case-insensitively. A Metric passes through.
+        case-insensitively (``ndcg@10`` is ``nDCG@10``). A Metric passes through.
 
     Returns
     -------
@@ -774,9 +915,21 @@ def parse_metric(spec: str | Metric) -> Metric:
     Raises
     ------
     ValueError
-        Unknown name (the message lists the known ones), a parameter the metric does not
-        take (the message names it and the allowed ones), a missing required parameter,
-        ``@k`` on a metric without cutoff, or k not a positive integer.
+        Unknown name (the message suggests the closest known names, written with the
+        spec's cutoff: ``ndgc@10`` -> ``nDCG@10``, ``ndcg_cut_10``), a parameter the metric
+        does not take (``nDCG(k=10)``: the message says the cutoff is written ``nDCG@10``),
+        a missing required parameter, ``@k`` on a metric without cutoff, k not a positive
+        integer, or an ambiguous AP (below).
+
+    Notes
+    -----
+    ``MAP@k`` means two things. trec_eval (``map_cut_k``), ir_measures (``AP@k``, ``MAP@k``)
+    and ranx (``map@k``) divide the precisions at the relevant documents of the top k by R,
+    the number of relevant documents; recommender-systems libraries (RecBole's ``MAP@K``)
+    divide by min(R, k). rankkit refuses ``MAP@k`` in any case, and ``AP@k`` in any case but
+    its own, without ``normalize=``, and the message gives both spellings: ``AP@k`` (or
+    ``map_cut_k``) for trec_eval's, ``AP(normalize='min_k')@k`` for the other. ``AP@k``,
+    ``map_cut_k``, ``MAP`` and ``map`` (no cutoff: the same everywhere) are accepted.
 
     Examples
     --------
@@ -788,6 +941,10 @@ def parse_metric(spec: str | Metric) -> Metric:
     Traceback (most recent call last):
     ...
     ValueError: k must be a positive integer, got 0 in metric spec 'P@0'
+    >>> parse_metric("ndgc@10")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown metric 'ndgc' in metric spec 'ndgc@10'; did you mean nDCG@10, ndcg_cut_10 or RnDCG? (all names: rankkit evaluate --help)
     """
     if isinstance(spec, Metric):
         return spec
@@ -802,9 +959,10 @@ def parse_metric(spec: str | Metric) -> Metric:
             f"cannot parse metric spec {spec!r}: expected NAME(param=value, ...)@k, e.g. nDCG@10"
         )
     params = _parse_params(match["params"], spec) if match["params"] is not None else {}
+    _refuse_ambiguous(match["name"], params, match["k"], spec)
     if _is_ir_measures(match["name"], params, match["k"]):
         return _ir_measures_metric(match["name"], params, match["k"], spec)
-    name = _resolve_name(match["name"])
+    name = _resolve_name(match["name"], spec, match["params"], match["k"])
     # relstring@0: an empty string (trec_eval's relstring.0)
     k = _parse_k(match["k"], spec, zero=name == "relstring") if match["k"] is not None else None
     return _metric(name, params, k, spec)
@@ -866,8 +1024,4 @@ def _expand_one(spec: str, trec_names_first: bool) -> list[tuple[str, Metric]]:
 
 
 def _is_rankkit_name(name: str) -> bool:
-    try:
-        _resolve_name(name)
-    except ValueError:
-        return False
-    return True
+    return _lookup_name(name) is not None

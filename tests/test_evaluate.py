@@ -58,7 +58,11 @@ from rankkit.evaluate import (
         ("RBP(max_grade=query)", "RBP", {"max_grade": "query"}, None),
         ("RBP_residual(convention='trec_eval')@5", "RBP_residual", {"convention": "trec_eval"}, 5),
         # aliases take parameters and cutoffs too; case-insensitive fallback
-        ("map@10", "AP", {}, 10),
+        ("map", "AP", {}, None),
+        ("MAP", "AP", {}, None),
+        ("AP@10", "AP", {}, 10),
+        ("MAP(normalize='min_k')@10", "AP", {"normalize": "min_k"}, 10),
+        ("map(normalize='relevant')@10", "AP", {"normalize": "relevant"}, 10),
         ("MRR@10", "RR", {}, 10),
         ("ndcg(gain='exp')@3", "nDCG", {"gain": "exp"}, 3),
         ("NDCG@3", "nDCG", {}, 3),
@@ -99,9 +103,106 @@ def test_metric_passes_through_and_is_callable():
     assert parse_metric("nDCG(gain='exp')@3")([[3, 2, 0]]).round(4).tolist() == [1.0]
 
 
-def test_unknown_metric_lists_known_ones():
-    with pytest.raises(ValueError, match=r"unknown metric 'foo'; known metrics: P, R, .*nDCG.*; aliases: .*MRR.*; trec_eval names: .*ndcg_cut.*; trec_eval nicknames: official"):
-        parse_metric("foo@10")
+HELP = " (all names: rankkit evaluate --help)"
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("ndcg_cut10", "unknown metric 'ndcg_cut10'; did you mean ndcg_cut_10 or nDCG@10?"),
+        ("ndgc@10", "unknown metric 'ndgc' in metric spec 'ndgc@10'; did you mean nDCG@10, ndcg_cut_10 or RnDCG?"),
+        ("P10", "unknown metric 'P10'; did you mean P_10 or P@10?"),
+        ("p_10", "unknown metric 'p_10'; did you mean P_10 or P@10?"),
+        ("mrr10", "unknown metric 'mrr10'; did you mean MRR@10 or RR@10?"),
+        ("Recal@100", "unknown metric 'Recal' in metric spec 'Recal@100'; did you mean Recall@100, R@100 or recall_100?"),
+        ("ndgc(gain='exp')@10", "unknown metric 'ndgc' in metric spec \"ndgc(gain='exp')@10\"; "
+                                "did you mean nDCG(gain='exp')@10 or RnDCG(gain='exp')?"),
+        ("map_10", "unknown metric 'map_10'; did you mean AP@10, AP(normalize='min_k')@10, map_cut_10 or GMAP?"),
+        ("hit_rate@10", "unknown metric 'hit_rate' in metric spec 'hit_rate@10'; did you mean success@10 or success_10?"),
+        ("numret", "unknown metric 'numret'; did you mean NumRet or num_ret?"),
+        ("offical", "unknown metric 'offical'; did you mean official?"),
+        ("foo@10", "unknown metric 'foo' in metric spec 'foo@10'; no known name is close"),
+    ],
+)
+def test_unknown_metric_suggests_the_closest_names_briefly(spec, message):
+    with pytest.raises(ValueError) as raised:
+        expand_metrics(spec)
+    assert str(raised.value) == message + HELP
+    assert len(str(raised.value)) < 200  # not the ~1,000 characters of every name
+
+
+@pytest.mark.parametrize("name, params, k", [
+    ("ndcg_cut10", None, None), ("ndgc", None, "10"), ("P10", None, None), ("mrr10", None, None),
+    ("Recal", None, "100"), ("ndgc", "gain='exp'", "10"), ("map_10", None, None), ("MAP_cut10", None, None),
+    ("hit_rate", None, "10"), ("numret", None, None), ("offical", None, None), ("bpreff", None, "5"),
+    ("iprec_at_recal", None, None), ("ndcg_cutt.10", None, None), ("precison", None, "5"), ("apk", None, None),
+])
+def test_every_suggestion_is_accepted(name, params, k):
+    from rankkit.specs import _suggestions
+
+    suggestions = _suggestions(name, params, k)
+    assert 1 <= len(suggestions) <= 4
+    for suggestion in suggestions:
+        assert expand_metrics(suggestion)  # no error: never a spelling rankkit refuses
+
+
+@pytest.mark.parametrize(
+    "spec, hint",
+    [
+        ("nDCG(k=10)", "; the cutoff is written @k: nDCG@10"),
+        ("NDCG(k=10)", "; the cutoff is written @k: nDCG@10"),
+        ("nDCG(gain='exp', k=10)", "; the cutoff is written @k: nDCG(gain='exp')@10"),
+        ("success(cutoff=5)", "; the cutoff is written @k: success@5"),
+        ("nDCG(k=0)", "; the cutoff is written @k, as in nDCG@10"),
+        ("bpref(k=3)", "; bpref takes no cutoff"),
+    ],
+)
+def test_a_cutoff_given_as_a_parameter_says_how_to_write_it(spec, hint):
+    with pytest.raises(ValueError) as raised:
+        parse_metric(spec)
+    assert str(raised.value).endswith(f"in metric spec {spec!r}{hint}")
+
+
+@pytest.mark.parametrize(
+    "spec, as_trec, as_recsys",
+    [
+        ("MAP@10", "AP@10 or map_cut_10", "AP(normalize='min_k')@10"),
+        ("map@10", "AP@10 or map_cut_10", "AP(normalize='min_k')@10"),
+        ("mAP@5", "AP@5 or map_cut_5", "AP(normalize='min_k')@5"),
+        ("ap@10", "AP@10 or map_cut_10", "AP(normalize='min_k')@10"),
+        ("Map @ 10", "AP@10 or map_cut_10", "AP(normalize='min_k')@10"),
+        ("MAP(cutoff=10)", "AP@10 or map_cut_10", "AP(normalize='min_k')@10"),  # ir_measures' spelling
+        ("MAP(rel=2)@10", "AP(rel=2)@10", "AP(rel=2, normalize='min_k')@10"),
+    ],
+)
+def test_map_at_k_is_ambiguous_and_refused_with_both_spellings(spec, as_trec, as_recsys):
+    k = as_recsys.rsplit("@", 1)[1]
+    message = (f"metric spec {spec!r} is ambiguous: AP over the top {k} is divided by R, the number of relevant "
+               f"documents, in trec_eval, ir_measures and ranx (write {as_trec}), and by min(R, {k}) in "
+               f"RecBole and other recommender-systems libraries (write {as_recsys})")
+    with pytest.raises(ValueError) as raised:
+        parse_metric(spec)
+    assert str(raised.value) == message
+    with pytest.raises(ValueError, match="is ambiguous"):
+        expand_metrics(["P@5", spec])
+    assert parse_metric(as_recsys) == Metric("AP", tuple(parse_metric(as_recsys).params), int(k))
+
+
+def test_ap_spellings_that_say_which_ap_are_accepted():
+    assert str(parse_metric("AP@10")) == "AP@10"  # rankkit's own: trec_eval's map_cut_10
+    assert parse_metric("map_cut_10") == parse_metric("AP@10")
+    assert parse_metric("MAP") == parse_metric("map") == parse_metric("AP")  # no cutoff: one meaning
+    assert parse_metric("MAP(normalize='min_k')@10") == parse_metric("AP(normalize='min_k')@10")
+
+
+def test_evaluate_refuses_map_at_k_and_computes_both_meanings(tmp_path):
+    # 20 relevant documents, the top 10 all relevant: AP@10 = 10 / 20, over min(R, 10) = 1.
+    qrels = {"q": {f"d{i:02d}": 1 for i in range(20)}}
+    run = {"q": {f"d{i:02d}": 100.0 - i for i in range(10)}}
+    with pytest.raises(ValueError, match=r"'MAP@10' is ambiguous"):
+        evaluate(tmp_path / "missing.qrels", tmp_path / "missing.run", ["MAP@10"])  # before reading
+    table = evaluate(qrels, run, ["AP@10", "map_cut_10", "AP(normalize='min_k')@10"])
+    assert table.loc["q"].tolist() == [0.5, 0.5, 1.0]
 
 
 @pytest.mark.parametrize("spec, value", [("P@0", "0"), ("P@-1", "-1"), ("nDCG@x", "'x'"), ("AP@2.5", "'2.5'")])

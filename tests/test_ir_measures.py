@@ -165,3 +165,19 @@ def test_ties_follow_trec_eval_not_msmarco():
     theirs_rr = next(ir_measures.iter_calc([ir_measures.parse_measure("RR@10")], qrels, run)).value
     assert theirs_rr == 1.0                                           # a first, as listed
     assert rk.evaluate(qrels, run, ["RR@10"])["RR@10"].iloc[0] == 0.5  # b before a (docno descending)
+
+
+def test_map_at_k_is_refused_where_ir_measures_accepts_it():
+    """ir_measures reads MAP@10 as its AP@10 (divided by R, trec_eval's map_cut_10); a
+    recommender-systems MAP@10 divides by min(R, 10). rankkit refuses MAP@10 and names both:
+    AP@10 is ir_measures' MAP@10, AP(normalize='min_k')@10 the other."""
+    qrels = pd.DataFrame({"query_id": ["1"] * 20, "doc_id": [f"d{i:02d}" for i in range(20)], "relevance": [1] * 20})
+    run = pd.DataFrame({"query_id": ["1"] * 10, "doc_id": [f"d{i:02d}" for i in range(10)],
+                        "score": [100.0 - i for i in range(10)]})
+    theirs_map = next(ir_measures.iter_calc([ir_measures.parse_measure("MAP@10")], qrels, run)).value
+    assert str(ir_measures.parse_measure("MAP@10")) == "AP@10" and theirs_map == 0.5  # 10 / R = 10 / 20
+    with pytest.raises(ValueError, match=r"'MAP@10' is ambiguous: .*\(write AP@10 or map_cut_10\).*"
+                                         r"\(write AP\(normalize='min_k'\)@10\)"):
+        rk.parse_metric("MAP@10")
+    got = rk.evaluate(qrels, run, ["AP@10", "AP(normalize='min_k')@10"])
+    assert got.loc["1"].tolist() == [theirs_map, 1.0]
