@@ -9,8 +9,10 @@
 
 Exit status 0 on success, 2 on bad input (unreadable or malformed file, unknown metric),
 with a one-line message on stderr. Each subcommand is a function ``_cmd_<name>(args)``
-registered in ``_build_parser``. ``rankkit compare QRELS RUN1 RUN2 ... -m SPEC`` compares
-runs with :func:`rankkit.compare` (paired tests, intervals, corrections).
+registered in ``_build_parser``. ``rankkit compare QRELS RUN1 RUN2 ... [-m SPEC]`` compares
+runs with :func:`rankkit.compare` (paired tests, intervals, corrections); its ``-m`` reads
+measures as ``evaluate``'s does, and without ``-m`` it compares the measures of trec_eval's
+default (``official``) that are means over queries.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import pandas as pd
 from . import __version__
 from ._keys import query_index
 from .evaluate import TIE_POLICIES
-from .specs import REGISTRY
+from .specs import NICKNAMES, REGISTRY, parse_metric
 from .stream import parse_memory
 from .trec import evaluate_like_trec_eval, read_zscores, trec_lines, trec_measures
 
@@ -77,21 +79,55 @@ def _metric_help() -> str:
     lines = [f"  {name:<{width}}  {info.summary}" for name, info in REGISTRY.items()]
     return (
         "metrics (spec syntax NAME(param=value, ...)@k, e.g. nDCG@10, P(rel=2)@5, RBP(p=0.9);\n"
-        "trec_eval names such as map, ndcg_cut_10, P_10, P.5,10 are accepted):\n" + "\n".join(lines)
+        "trec_eval names such as map, ndcg_cut_10, P_10, P.5,10 are accepted; names match\n"
+        "case-insensitively, except MAP@k, which is refused: trec_eval, ir_measures and ranx divide\n"
+        "AP over the top k by R, recommender-systems libraries by min(R, k); write AP@k (or\n"
+        "map_cut_k) for the first, AP(normalize='min_k')@k for the second):\n" + "\n".join(lines)
     )
+
+
+EVALUATE_EXAMPLES = """\
+examples:
+  rankkit evaluate qrels.txt run.txt
+      trec_eval's default measures (official), one 'all' line each
+  rankkit evaluate -q qrels.txt run.txt -m map -m P.5,10 -m ndcg_cut.10
+      per query, then 'all': trec_eval's names and parameter lists, in trec_eval's order
+  rankkit evaluate qrels.txt run.txt -m nDCG@10 -m "AP(normalize='min_k')@10" -m "RBP(p=0.8)"
+      rankkit specs, NAME(param=value, ...)@k
+
+Score a TREC run against judgments, like trec_eval 10 (the same lines, byte for byte).
+"""
+
+COMPARE_EXAMPLES = """\
+examples:
+  rankkit compare qrels.txt bm25.run dense.run
+      every pair of runs, on trec_eval's default measures that are means over queries
+  rankkit compare qrels.txt bm25.run dense.run splade.run --baseline bm25 -m map -m P.10 -m nDCG@10
+      each run against bm25.run (named by its file name, with or without its extension)
+  rankkit compare qrels.txt bm25.run dense.run -m nDCG@10 --test randomization --format markdown
+      a paired randomization test, as a Markdown table for a report
+
+Compare runs: per measure, the mean paired difference of each run to the baseline (or of
+every pair), its confidence interval, the p-value of a paired test, the corrected p-value
+and Cohen's d. The significance mark is explained under the table.
+"""
+
+#: What compare measures without -m, and what it keeps of a nickname: the per-query means.
+COMPARE_DEFAULT = "official"
 
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Evaluate rankings: IR metrics, trec_eval-exact.",
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("-v", "--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     ev = commands.add_parser(
         "evaluate",
         help="score a TREC run against judgments (trec_eval's output by default)",
-        description="Score a TREC run against judgments, like trec_eval.",
+        usage="%(prog)s [options] QRELS RUN",
+        description=EVALUATE_EXAMPLES,
         epilog=_metric_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -136,22 +172,29 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp = commands.add_parser(
         "compare",
         help="compare runs on the same queries: paired test, interval, effect size",
-        description="Compare runs: per metric, the mean paired difference of each run to "
-                    "the baseline (or of every pair), its confidence interval, the p-value "
-                    "of a paired test, the corrected p-value and Cohen's d.",
+        usage="%(prog)s [options] QRELS RUN RUN [RUN ...]",
+        description=COMPARE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cmp.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")
     cmp.add_argument("runs", metavar="RUN", nargs="+",
-                     help="two or more runs; each is named by its file name")
-    cmp.add_argument("-m", "--metric", action="append", dest="metrics", metavar="SPEC",
-                     required=True, help="metric spec, repeatable")
+                     help="two or more runs; each is named by its file name (by its path when two "
+                          "file names are the same)")
+    cmp.add_argument("-m", "--metric", "--measure", action="append", dest="metrics", metavar="SPEC",
+                     help="measure, repeatable, read as evaluate's -m reads it (trec_eval names and "
+                          "parameter lists, nicknames, rankkit specs); default: the measures of official, "
+                          "trec_eval's default, that are means over queries (map, Rprec, bpref, recip_rank, "
+                          "iprec_at_recall_0.00 ... 1.00, P_5 ... P_1000). A nickname (official, set, "
+                          "all_trec) gives its per-query means too: runid, gm_map (a geometric mean) and the "
+                          "counts num_* are left out unless named")
     cmp.add_argument("--test", choices=("t", "randomization", "bootstrap", "wilcoxon", "tukey"), default="t",
                      help="paired test (default: t)")
     cmp.add_argument("--correction", choices=("holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg",
                                              "hochberg", "hommel", "fdr_bh", "bh", "fdr_by", "by", "none"),
                      default="holm", help="multiple-comparison correction per metric (default: holm)")
     cmp.add_argument("--baseline", metavar="NAME",
-                     help="run every other run is compared with (default: every pair)")
+                     help="run every other run is compared with: its file name, with or without its "
+                          "extension (bm25 for bm25.run), or its path (default: every pair)")
     cmp.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     cmp.add_argument("--resamples", type=_positive_int, default=10_000,
                      help="randomization / bootstrap resamples (default: 10000)")
@@ -170,32 +213,47 @@ def _write(table: pd.DataFrame, summary: pd.Series, args: argparse.Namespace, ou
     if args.format == "trec":
         for line in trec_lines(table, summary, per_query=args.per_query, summary_lines=not args.no_summary):
             out.write(line + "\n")
-    elif args.format == "csv":
+        return
+    counts = _count_columns(table)
+    if args.format == "csv":
         rows = table if args.per_query else table.iloc[:0]
         ids = [str(q) for q in rows.index]
         if not args.no_summary:  # appended as objects: pandas would make a run tag str
             total = pd.DataFrame([summary.tolist()], columns=rows.columns, dtype=object)
             rows, ids = pd.concat([rows.reset_index(drop=True), total], ignore_index=True), [*ids, "all"]
         rows = rows.set_axis(query_index(ids), axis=0)  # str, or object for escaped bytes
+        for column in counts:  # 196, as trec_eval prints them, not 196.0
+            rows[column] = [_plain(v, True) for v in rows[column]]
         rows.to_csv(out, index_label="query_id", lineterminator="\n")
-    else:
-        document = {
-            "metrics": table.attrs.get("metrics", {}),
-            "unscored": {str(q): why for q, why in table.attrs.get("unscored", {}).items()},
+        return
+    document = {
+        "metrics": table.attrs.get("metrics", {}),
+        "unscored": {str(q): why for q, why in table.attrs.get("unscored", {}).items()},
+    }
+    if not args.no_summary:
+        document["all"] = {c: _plain(v, c in counts) for c, v in summary.items()}
+    if args.per_query:
+        document["queries"] = {
+            str(qid): {c: _plain(v, c in counts) for c, v in zip(table.columns, row)}
+            for qid, row in zip(table.index, table.itertuples(index=False, name=None))
         }
-        if not args.no_summary:
-            document["all"] = {c: _plain(v) for c, v in summary.items()}
-        if args.per_query:
-            document["queries"] = {
-                str(qid): {c: _plain(v) for c, v in zip(table.columns, row)}
-                for qid, row in zip(table.index, table.itertuples(index=False, name=None))
-            }
-        json.dump(document, out, indent=2)
-        out.write("\n")
+    json.dump(document, out, indent=2)
+    out.write("\n")
 
 
-def _plain(value):
-    return value if isinstance(value, str) or value is None else float(value)
+def _count_columns(table: pd.DataFrame) -> set[str]:
+    """The columns trec_eval prints as integers (num_q, num_ret, ...), unless -Z made them z-scores."""
+    if table.attrs.get("zscores", False):
+        return set()
+    specs = table.attrs.get("metrics", {})
+    return {c for c in table.columns if parse_metric(specs.get(c, c)).info.kind == "int"}
+
+
+def _plain(value, count: bool = False):
+    if isinstance(value, str) or value is None:
+        return value
+    value = float(value)
+    return int(value) if count and value.is_integer() else value
 
 
 def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
@@ -214,18 +272,73 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
     _write(table, summary, args, out)
 
 
-def _run_names(paths: Sequence[str], baseline: str | None) -> list[str]:
+def _run_names(paths: Sequence[str]) -> list[str]:
     """Name runs by file name (by the path as given when two file names clash)."""
     names = [os.path.basename(p) or p for p in paths]
     if len(set(names)) < len(names):
         names = list(paths)
     if len(set(names)) < len(names):
         raise ValueError(f"each run must be given once, got {list(paths)!r}")
-    if baseline is not None and baseline not in names:
-        if baseline in paths:  # the path as typed names the run too
-            return names
-        raise ValueError(f"--baseline must name one of the runs {names!r}, got {baseline!r}")
     return names
+
+
+def _stems(name: str) -> list[str]:
+    """A file name without its extensions, one at a time: bm25.run.gz -> bm25.run, bm25."""
+    stems = []
+    root, ext = os.path.splitext(name)
+    while ext and root:
+        stems.append(root)
+        root, ext = os.path.splitext(root)
+    return stems
+
+
+def _baseline(baseline: str | None, paths: Sequence[str], names: list[str]) -> str | None:
+    """The run ``--baseline`` names: by its name, its path as typed, or either without its
+    extension(s) (``bm25`` for ``bm25.run``); a stem shared by two runs is an error."""
+    if baseline is None or baseline in names:
+        return baseline
+    if baseline in paths:
+        return names[list(paths).index(baseline)]
+    matches = [n for n, p in zip(names, paths)
+               if baseline in _stems(n) or baseline in _stems(os.path.basename(p)) or baseline in _stems(p)]
+    if len(matches) > 1:
+        raise ValueError(f"--baseline {baseline!r} could be any of the runs {matches!r}: give one of these names")
+    if not matches:
+        raise ValueError(f"--baseline must name one of the runs {names!r} (the extension may be left out), "
+                         f"got {baseline!r}")
+    return matches[0]
+
+
+def _compare_measures(specs: Sequence[str] | None) -> list[str]:
+    """The columns compare tests for ``-m``, read as evaluate reads them (trec_eval's order and
+    names). A nickname, or no ``-m`` (``official``), gives its measures that are per-query means;
+    a measure named outright that has none (runid, relstring, gm_map) is an error."""
+    columns = trec_measures(list(specs) if specs else [COMPARE_DEFAULT])
+    named = [s for s in specs or () if s not in NICKNAMES]
+    explicit = trec_measures(named) if named else {}
+    keep = []
+    for column, metric in columns.items():
+        info = metric.info
+        testable = info.kind != "str" and not info.summary_only
+        if column in explicit and not testable:
+            instead = {"GMAP": "; compare map", "GM_bpref": "; compare bpref"}.get(metric.name, "")
+            raise ValueError(f"compare cannot test {column}: it has no per-query number to average "
+                             f"({info.summary}){instead}")
+        if column in explicit or (testable and info.kind != "int"):
+            keep.append(column)
+    if not keep:
+        raise ValueError(f"no measure of {list(specs)!r} is a mean over queries: name one with -m, e.g. -m map")
+    return keep
+
+
+def _mark(out: TextIO) -> str:
+    """The significance mark, the same in every format: a dagger, or * where the output
+    cannot encode it (an ASCII terminal)."""
+    try:
+        "†".encode(getattr(out, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return "*"
+    return "†"
 
 
 def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
@@ -234,26 +347,25 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
 
     if len(args.runs) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(args.runs)}")
-    names = _run_names(args.runs, args.baseline)
-    baseline = args.baseline
-    if baseline is not None and baseline not in names:
-        baseline = names[list(args.runs).index(baseline)]
+    names = _run_names(args.runs)
+    baseline = _baseline(args.baseline, args.runs, names)
+    metrics = _compare_measures(args.metrics)
     from .io import read_qrels
 
     table = compare(
-        read_qrels(args.qrels), dict(zip(names, args.runs)), args.metrics,
+        read_qrels(args.qrels), dict(zip(names, args.runs)), metrics,
         baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,
         n_resamples=args.resamples, seed=args.seed,
         queries="qrels" if args.judged_queries else "run", ties=args.ties,
     )
     if args.format == "markdown":
-        out.write(to_markdown(table) + "\n")
+        out.write(to_markdown(table, mark=_mark(out)) + "\n")
     elif args.format == "latex":
         out.write(to_latex(table) + "\n")
     elif args.format == "csv":
         table.to_csv(out, index=False, lineterminator="\n")
     else:
-        out.write(to_text(table, digits=4, mark="*") + "\n")
+        out.write(to_text(table, digits=4, mark=_mark(out)) + "\n")
 
 
 def _silence(out: TextIO) -> None:

@@ -98,6 +98,7 @@ def _display_frame(table: pd.DataFrame, digits: int, mark: str,
         "Baseline": table["baseline"].astype(str),
         "Metric": table["metric"].astype(str),
         "Mean": [_fmt_num(x, digits) for x in table["mean"]],
+        "Baseline mean": [_fmt_num(x, digits) for x in table["baseline_mean"]],
         "Diff": [_fmt_num(x, digits, sign=True) + (mark if s else "")
                  for x, s in zip(table["diff"], table["significant"])],
         f"{conf:.0%} CI": [f"[{_fmt_num(lo, digits, True)}, {_fmt_num(hi, digits, True)}]"
@@ -159,8 +160,8 @@ def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†",
     mark : str, default="†"
         Appended to the difference when ``significant`` (``p_adjusted < alpha``).
     layout : {"long", "wide"}, default="long"
-        ``"long"``: one line per comparison with difference, interval, p-values and
-        effect size. ``"wide"``: the table of a paper, one line per system (the baseline
+        ``"long"``: one line per comparison with both means, difference, interval,
+        p-values and effect size. ``"wide"``: the table of a paper, one line per system (the baseline
         first) and one column per metric, each cell the system's mean, marked when it is
         significantly different from the baseline; needs a single baseline.
 
@@ -176,9 +177,9 @@ def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†",
     >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
     >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
     >>> print(to_markdown(compare(None, {"bm25": a, "neural": b}, "AP")))
-    | System | Baseline | Metric | Mean   | Diff     | 95% CI             | p      | p adj. | d     |
-    | ------ | -------- | ------ | ------ | -------- | ------------------ | ------ | ------ | ----- |
-    | neural | bm25     | AP     | 0.4250 | +0.1250† | [+0.0454, +0.2046] | 0.0154 | 0.0154 | +2.50 |
+    | System | Baseline | Metric | Mean   | Baseline mean | Diff     | 95% CI             | p      | p adj. | d     |
+    | ------ | -------- | ------ | ------ | ------------- | -------- | ------------------ | ------ | ------ | ----- |
+    | neural | bm25     | AP     | 0.4250 | 0.3000        | +0.1250† | [+0.0454, +0.2046] | 0.0154 | 0.0154 | +2.50 |
     <BLANKLINE>
     † significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.
     >>> print(to_markdown(compare(None, {"bm25": a, "neural": b}, "AP", baseline="bm25"),
@@ -207,7 +208,7 @@ def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†",
     return "\n".join(out) + "\n\n" + _note(table, mark, layout)
 
 
-def to_text(table: pd.DataFrame, *, digits: int = 4, mark: str = "*",
+def to_text(table: pd.DataFrame, *, digits: int = 4, mark: str = "†",
             layout: str = "long") -> str:
     """Render a :func:`rankkit.stats.compare` table as plain text, for a terminal or a log.
 
@@ -221,8 +222,10 @@ def to_text(table: pd.DataFrame, *, digits: int = 4, mark: str = "*",
         The result of :func:`rankkit.stats.compare`.
     digits : int, default=4
         Decimals, as in :func:`to_markdown`.
-    mark : str, default="*"
-        Appended to a significant difference (ASCII, so any terminal shows it).
+    mark : str, default="†"
+        Appended to a significant difference: the mark of :func:`to_markdown`,
+        :func:`to_latex` and :func:`style`, so that a table reads the same in every format
+        (``rankkit compare`` falls back to ``*`` only where its output cannot encode ``†``).
     layout : {"long", "wide"}, default="long"
         As in :func:`to_markdown`.
 
@@ -238,9 +241,9 @@ def to_text(table: pd.DataFrame, *, digits: int = 4, mark: str = "*",
     >>> a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
     >>> b = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
     >>> print(to_text(compare(None, {"bm25": a, "neural": b}, "AP", baseline="bm25")))
-    System Baseline Metric   Mean     Diff           95% CI      p p adj.     d
-    neural     bm25     AP 0.4250 +0.1250* [+0.0454, +0.2046] 0.0154 0.0154 +2.50
-    * significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.
+    System Baseline Metric   Mean Baseline mean     Diff             95% CI      p p adj.     d
+    neural     bm25     AP 0.4250        0.3000 +0.1250† [+0.0454, +0.2046] 0.0154 0.0154 +2.50
+    † significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.
     """
     digits = _check_digits(digits)
     frame = _display_frame(table, digits, mark, layout)
@@ -290,13 +293,13 @@ def to_latex(table: pd.DataFrame, *, digits: int = 4, mark: str = r"$^\dagger$",
     >>> a = pd.DataFrame({"P@5": [0.2, 0.4, 0.0, 0.6]})
     >>> b = pd.DataFrame({"P@5": [0.4, 0.6, 0.2, 0.6]})
     >>> print(to_latex(compare(None, {"run_a": a, "run_b": b}, "P@5")))
-    \begin{tabular}{lllrrrrrr}
+    \begin{tabular}{lllrrrrrrr}
     \toprule
-    System & Baseline & Metric & Mean & Diff & 95\% CI & p & p adj. & d \\
+    System & Baseline & Metric & Mean & Baseline mean & Diff & 95\% CI & p & p adj. & d \\
     \midrule
-    run\_b & run\_a & P@5 & 0.4500 & +0.1500 & [-0.0091, +0.3091] & 0.0577 & 0.0577 & +1.50 \\
+    run\_b & run\_a & P@5 & 0.4500 & 0.3000 & +0.1500 & [-0.0091, +0.3091] & 0.0577 & 0.0577 & +1.50 \\
     \bottomrule
-    \multicolumn{9}{l}{\footnotesize $^\dagger$ significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.} \\
+    \multicolumn{10}{l}{\footnotesize $^\dagger$ significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.} \\
     \end{tabular}
     """
     digits = _check_digits(digits)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -228,7 +229,8 @@ def compare(
     if baseline is not None and baseline not in runs:
         raise ValueError(f"baseline must be one of {names!r}, got {baseline!r}")
 
-    tables, metrics = _per_query_tables(qrels, runs, metrics, queries=queries, ties=ties, columns=columns)
+    tables, metrics, caught = _per_query_tables(qrels, runs, metrics, queries=queries, ties=ties, columns=columns)
+    _warn_once(caught, n_scored=sum(name in caught for name in names))
     scores = _align(tables, metrics, queries)  # (n_systems, n_metrics, n_queries)
     n_queries = scores.shape[2]
     if n_queries < 2:
@@ -384,15 +386,29 @@ def _per_query_tables(qrels, runs, metrics, *, queries, ties, columns):
             raise ValueError("the per-query tables have no metric columns")
     else:
         metric_columns = metrics
-    tables = {}
+    tables, caught = {}, {}
     for name, run in runs.items():
         if name in to_score:
-            run = evaluate(qrels, run, metrics, ties=ties, queries=queries, columns=columns)
+            with warnings.catch_warnings(record=True) as caught[name]:
+                warnings.simplefilter("always")
+                run = evaluate(qrels, run, metrics, ties=ties, queries=queries, columns=columns)
         missing = [m for m in metric_columns if m not in run.columns]
         if missing:
             raise ValueError(f"system {name!r} has no column for metric(s) {missing!r}")
         tables[name] = run.loc[:, metric_columns]
-    return tables, [str(c) for c in metric_columns]
+    return tables, [str(c) for c in metric_columns], caught
+
+
+def _warn_once(caught: dict, n_scored: int) -> None:
+    """The warnings of scoring each run, each once, naming the runs that gave it ("every
+    run" when all did), and pointing at the line that called :func:`compare`."""
+    runs_of: dict[tuple, list] = {}
+    for name, seen in caught.items():
+        for w in seen:
+            runs_of.setdefault((w.category, str(w.message)), []).append(name)
+    for (category, message), names in runs_of.items():
+        who = "every run" if len(names) == n_scored > 1 else ", ".join(map(str, dict.fromkeys(names)))
+        warnings.warn(f"{who}: {message}", category, stacklevel=3)  # 1 here, 2 compare, 3 its caller
 
 
 def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:

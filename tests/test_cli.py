@@ -7,6 +7,7 @@ import io
 import json
 import math
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -105,9 +106,19 @@ def test_default_metrics_are_trec_eval_defaults(files):
 def test_csv_format(files):
     status, out = run_cli("evaluate", "-q", "--format", "csv", *files, "-m", "P@2", "-m", "num_ret")
     assert status == 0
-    assert out.splitlines() == ["query_id,num_ret,P@2", "q1,4.0,0.5", "q4,1.0,0.0", "all,5.0,0.25"]
+    # counts as integers, as trec_eval prints them
+    assert out.splitlines() == ["query_id,num_ret,P@2", "q1,4,0.5", "q4,1,0.0", "all,5,0.25"]
     _, means = run_cli("evaluate", "--format", "csv", *files, "-m", "P@2")
     assert means.splitlines() == ["query_id,P@2", "all,0.25"]
+    _, official = run_cli("evaluate", "--format", "csv", *files, "-m", "num_q", "-m", "num_rel", "-m", "map")
+    assert official.splitlines() == ["query_id,num_q,num_rel,map", "all,2,2,0.375"]
+
+
+def test_csv_and_json_counts_stay_numbers_after_z_scores(files, tmp_path):
+    zfile = tmp_path / "z"
+    zfile.write_text("q1 num_ret 2 1\nq4 num_ret 1 1\n")
+    _, out = run_cli("evaluate", "-q", "--format", "csv", "-Z", str(zfile), *files, "-m", "num_ret")
+    assert out.splitlines() == ["query_id,num_ret", "q1,2.0", "q4,0.0", "all,2.0"]  # z-scores: fractions
 
 
 def test_json_format(files):
@@ -118,6 +129,9 @@ def test_json_format(files):
     assert doc["all"]["P@2"] == 0.25
     assert doc["queries"]["q1"]["P@2"] == 0.5
     assert doc["unscored"] == {"q2": "not in the run", "q3": "no judgments"}
+    _, counts = run_cli("evaluate", "-q", "--format", "json", *files, "-m", "num_ret", "-m", "num_q")
+    assert '"num_ret": 5\n' in counts and '"num_q": 2,' in counts and '"num_ret": 4\n' in counts  # not 5.0
+    assert json.loads(counts)["all"] == {"num_q": 2, "num_ret": 5}
     _, means = run_cli("evaluate", "--format", "json", *files, "-m", "P@2")
     assert "queries" not in json.loads(means)
 
@@ -125,7 +139,19 @@ def test_json_format(files):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["-m", "nope@5"], "rankkit evaluate: error: unknown metric 'nope'; known metrics: P, R,"),
+        (["-m", "nope@5"], "rankkit evaluate: error: unknown metric 'nope' in metric spec 'nope@5'; "
+                           "no known name is close (all names: rankkit evaluate --help)\n"),
+        (["-m", "ndcg_cut10"], "rankkit evaluate: error: unknown metric 'ndcg_cut10'; did you mean "
+                               "ndcg_cut_10 or nDCG@10? (all names: rankkit evaluate --help)\n"),
+        (["-m", "ndgc@10"], "rankkit evaluate: error: unknown metric 'ndgc' in metric spec 'ndgc@10'; did you "
+                            "mean nDCG@10, ndcg_cut_10 or RnDCG? (all names: rankkit evaluate --help)\n"),
+        (["-m", "nDCG(k=10)"], "rankkit evaluate: error: metric nDCG does not take parameter(s) k (allowed: gain, "
+                               "discount, base, judged_only) in metric spec 'nDCG(k=10)'; the cutoff is written "
+                               "@k: nDCG@10\n"),
+        (["-m", "MAP@10"], "rankkit evaluate: error: metric spec 'MAP@10' is ambiguous: AP over the top 10 is "
+                           "divided by R, the number of relevant documents, in trec_eval, ir_measures and ranx "
+                           "(write AP@10 or map_cut_10), and by min(R, 10) in RecBole and other "
+                           "recommender-systems libraries (write AP(normalize='min_k')@10)\n"),
         (["-m", "P@0"], "rankkit evaluate: error: k must be a positive integer, got 0"),
         (["-m", "Rprec@5"], "rankkit evaluate: error: metric Rprec takes no cutoff @k"),
     ],
@@ -226,6 +252,61 @@ def test_help_exits_0_and_lists_metrics(capsys):
     assert status == 0
     text = capsys.readouterr().out
     assert "nDCG" in text and "trec_eval names" in text and "-c, --judged-queries" in text
+    assert "MAP@k, which is refused" in text and "AP(normalize='min_k')@k" in text
+
+
+def help_examples(command: str, capsys) -> list[str]:
+    assert run_cli(command, "--help")[0] == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"usage: rankkit {command} [options] QRELS RUN" + (" RUN [RUN ...]" if command == "compare" else "")
+    assert lines[1:3] == ["", "examples:"]  # the examples first, right under the one-line usage
+    return [line.strip() for line in lines[3:9:2]]
+
+
+def test_evaluate_help_starts_with_three_examples_that_run(capsys, tmp_path, monkeypatch):
+    examples = help_examples("evaluate", capsys)
+    assert examples == [
+        "rankkit evaluate qrels.txt run.txt",
+        "rankkit evaluate -q qrels.txt run.txt -m map -m P.5,10 -m ndcg_cut.10",
+        "rankkit evaluate qrels.txt run.txt -m nDCG@10 -m \"AP(normalize='min_k')@10\" -m \"RBP(p=0.8)\"",
+    ]
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    monkeypatch.chdir(tmp_path)
+    outputs = [run_cli(*shlex.split(example)[1:]) for example in examples]
+    assert [status for status, _ in outputs] == [0, 0, 0]
+    assert outputs[0][1].splitlines()[0] == "runid                 \tall\ttag"
+    assert outputs[1][1].splitlines()[:2] == ["map                   \tq1\t0.7500", "P_5                   \tq1\t0.4000"]
+    assert [line.split("\t")[0].strip() for line in outputs[2][1].splitlines()] == [
+        "nDCG@10", "AP(normalize='min_k')@10", "RBP(p=0.8)"]
+
+
+def test_compare_help_starts_with_three_examples_that_run(capsys, tmp_path, monkeypatch):
+    examples = help_examples("compare", capsys)
+    assert examples == [
+        "rankkit compare qrels.txt bm25.run dense.run",
+        "rankkit compare qrels.txt bm25.run dense.run splade.run --baseline bm25 -m map -m P.10 -m nDCG@10",
+        "rankkit compare qrels.txt bm25.run dense.run -m nDCG@10 --test randomization --format markdown",
+    ]
+    qrels = "".join(f"q{i} 0 d{j} {int(j < 3)}\n" for i in range(6) for j in range(8))
+    (tmp_path / "qrels.txt").write_text(qrels)
+    for name, shift in (("bm25", 0), ("dense", 1), ("splade", 2)):
+        run = "".join(f"q{i} Q0 d{(j + shift * i) % 8} {j + 1} {8 - j} {name}\n" for i in range(6) for j in range(8))
+        (tmp_path / f"{name}.run").write_text(run)
+    monkeypatch.chdir(tmp_path)
+    outputs = [run_cli(*shlex.split(example)[1:]) for example in examples]
+    assert [status for status, _ in outputs] == [0, 0, 0]
+    assert len(outputs[0][1].splitlines()) == 1 + 24 + 1  # header, official's 24 means, the note
+    assert [line.split()[:3] for line in outputs[1][1].splitlines()[1:3]] == [
+        ["dense.run", "bm25.run", "map"], ["splade.run", "bm25.run", "map"]]
+    assert outputs[2][1].splitlines()[-1].startswith("† significant at alpha = 0.05 (paired randomization test")
+
+
+def test_top_level_v_prints_the_version(capsys):
+    assert main(["-v"]) == 0
+    short = capsys.readouterr().out
+    assert main(["--version"]) == 0
+    assert short == capsys.readouterr().out == "rankkit 0.1.0\n"
 
 
 def test_python_dash_m_rankkit(files):

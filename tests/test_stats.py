@@ -500,12 +500,12 @@ def small_table():
 def test_to_markdown():
     text = to_markdown(small_table())
     lines = text.splitlines()
-    assert lines[0] == ("| System | Baseline  | Metric | Mean   | Diff     | 95% CI             "
+    assert lines[0] == ("| System | Baseline  | Metric | Mean   | Baseline mean | Diff     | 95% CI             "
                         "| p      | p adj. | d     |")
-    assert lines[2] == ("| neural | bm25_base | AP     | 0.4250 | +0.1250† | [+0.0454, +0.2046] "
+    assert lines[2] == ("| neural | bm25_base | AP     | 0.4250 | 0.3000        | +0.1250† | [+0.0454, +0.2046] "
                         "| 0.0154 | 0.0154 | +2.50 |")
     # P@5: differences 0, 0, +0.2, -0.2: diff 0, not significant, no mark.
-    assert lines[3].startswith("| neural | bm25_base | P@5    | 0.3000 | +0.0000  |")
+    assert lines[3].startswith("| neural | bm25_base | P@5    | 0.3000 | 0.3000        | +0.0000  |")
     assert "†" not in lines[3]
     assert lines[-1].startswith("† significant at alpha = 0.05 (paired t-test, holm correction")
     assert to_markdown(small_table(), digits=2, mark="*").splitlines()[2].count("+0.12*") == 1
@@ -520,8 +520,8 @@ def test_markdown_escapes_pipes_and_small_p():
 
 def test_to_latex():
     text = to_latex(small_table())
-    assert text.startswith("\\begin{tabular}{lllrrrrrr}\n\\toprule\n")
-    assert ("neural & bm25\\_base & AP & 0.4250 & +0.1250$^\\dagger$ & [+0.0454, +0.2046] "
+    assert text.startswith("\\begin{tabular}{lllrrrrrrr}\n\\toprule\n")
+    assert ("neural & bm25\\_base & AP & 0.4250 & 0.3000 & +0.1250$^\\dagger$ & [+0.0454, +0.2046] "
             "& 0.0154 & 0.0154 & +2.50 \\\\") in text
     assert "95\\% CI" in text and text.endswith("\\end{tabular}")
     wrapped = to_latex(small_table(), caption="Runs & results", label="tab:cmp")
@@ -591,11 +591,12 @@ def test_cli_compare_formats(fake_scoring):
     status, text = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP", "-m", "P@5"])
     assert status == 0
     lines = text.splitlines()
-    assert lines[0].split() == ["System", "Baseline", "Metric", "Mean", "Diff", "95%", "CI",
+    assert lines[0].split() == ["System", "Baseline", "Metric", "Mean", "Baseline", "mean", "Diff", "95%", "CI",
                                 "p", "p", "adj.", "d"]
-    assert lines[1].split() == ["b.txt", "a.txt", "AP", "0.4250", "+0.1250*", "[+0.0454,",
+    assert lines[1].split() == ["b.txt", "a.txt", "AP", "0.4250", "0.3000", "+0.1250†", "[+0.0454,",
                                 "+0.2046]", "0.0154", "0.0154", "+2.50"]
-    assert lines[-1].startswith("* significant at alpha = 0.05 (paired t-test, holm")
+    # one mark, the same as markdown's, explained under the table
+    assert lines[-1].startswith("† significant at alpha = 0.05 (paired t-test, holm")
 
     status, md = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP",
                           "--format", "markdown"])
@@ -603,10 +604,11 @@ def test_cli_compare_formats(fake_scoring):
         "a.txt": pd.DataFrame({"AP": fake_scoring["runs/a.txt"]["AP"]}),
         "b.txt": pd.DataFrame({"AP": fake_scoring["runs/b.txt"]["AP"]})}, "AP"))
     assert status == 0 and md == expected + "\n"
+    assert "| 0.4250 | 0.3000        | +0.1250† |" in md and md.splitlines()[-1].startswith("† significant")
 
     status, tex = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP",
                            "--format", "latex"])
-    assert status == 0 and "b.txt & a.txt & AP & 0.4250 & +0.1250$^\\dagger$" in tex
+    assert status == 0 and "b.txt & a.txt & AP & 0.4250 & 0.3000 & +0.1250$^\\dagger$" in tex
 
     status, csv = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP",
                            "--format", "csv", "--test", "randomization", "--correction", "none",
@@ -614,6 +616,19 @@ def test_cli_compare_formats(fake_scoring):
     frame = pd.read_csv(__import__("io").StringIO(csv))
     assert status == 0 and list(frame.columns) == COLUMNS
     assert frame["p_value"].iloc[0] == 0.125  # exact: 2 of 2**4 sign vectors
+    assert csv.splitlines()[1].endswith(",False,4,4,0")  # n_queries, wins, losses: integers
+
+
+def test_cli_compare_text_mark_falls_back_to_ascii_where_the_output_cannot_encode_it(fake_scoring):
+    import io
+
+    from rankkit.cli import main
+
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii")
+    assert main(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP"], out=out) == 0
+    lines = raw.getvalue().decode("ascii").splitlines()
+    assert "+0.1250*" in lines[1] and lines[-1].startswith("* significant at alpha = 0.05")
 
 
 def test_cli_compare_baseline_and_name_clash(fake_scoring):
@@ -629,12 +644,68 @@ def test_cli_compare_baseline_and_name_clash(fake_scoring):
     assert frame[["system", "baseline"]].values.tolist() == [["a.txt", "b.txt"]]
 
 
+@pytest.mark.parametrize("baseline", ["b", "b.txt", "runs/b.txt", "runs/b"])
+def test_cli_compare_baseline_by_file_name_with_or_without_extension(fake_scoring, baseline):
+    status, csv = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", "AP",
+                           "--baseline", baseline, "--format", "csv"])
+    frame = pd.read_csv(__import__("io").StringIO(csv))
+    assert status == 0 and frame[["system", "baseline"]].values.tolist() == [["a.txt", "b.txt"]]
+
+
+def test_cli_compare_baseline_stem_of_two_runs_is_an_error_naming_them(fake_scoring, tmp_path, capsys):
+    fake_scoring["runs/b.run"] = fake_scoring["runs/b.txt"]
+    status, text = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "runs/b.run", "-m", "AP",
+                            "--baseline", "b"])
+    assert status == 2 and text == ""
+    assert capsys.readouterr().err == (
+        "rankkit compare: error: --baseline 'b' could be any of the runs ['b.txt', 'b.run']: give one of these names\n")
+
+
+def test_cli_compare_without_m_uses_evaluates_default_measures_that_are_means(monkeypatch):
+    seen = {}
+
+    def fake_evaluate(qrels, run, metrics, *, ties, queries, columns=None):
+        seen["metrics"] = list(metrics)
+        values = np.array([[0.1, 0.2, 0.3, 0.4]]) + (0.1 if run == "b" else 0.0)
+        return pd.DataFrame(np.repeat(values, len(metrics), axis=0).T, columns=metrics,
+                            index=pd.Index(["q1", "q2", "q3", "q4"], name="query_id"))
+
+    monkeypatch.setattr(importlib.import_module("rankkit.io"), "read_qrels", lambda path, columns=None: "Q")
+    monkeypatch.setattr(importlib.import_module("rankkit.evaluate"), "evaluate", fake_evaluate)
+    official = ["map", "Rprec", "bpref", "recip_rank", *(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)),
+                *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000))]
+    status, csv = run_cli(["compare", "q.txt", "a", "b", "--format", "csv"])
+    assert status == 0 and seen["metrics"] == official  # official, without runid, num_* and gm_map
+    assert pd.read_csv(__import__("io").StringIO(csv))["metric"].tolist() == official
+    # a nickname keeps the same measures; a measure named outright is kept, even a count
+    assert run_cli(["compare", "q.txt", "a", "b", "-m", "official"])[0] == 0 and seen["metrics"] == official
+    assert run_cli(["compare", "q.txt", "a", "b", "-m", "set", "-m", "num_rel_ret"])[0] == 0
+    assert seen["metrics"] == ["num_rel_ret", "utility", "set_P", "set_relative_P", "set_recall", "set_map", "set_F"]
+    # -m as evaluate reads it: trec_eval's P is P_5 ... P_1000, in trec_eval's order; rankkit specs after
+    assert run_cli(["compare", "q.txt", "a", "b", "-m", "nDCG@10", "-m", "P.10,5", "-m", "map"])[0] == 0
+    assert seen["metrics"] == ["map", "P_5", "P_10", "nDCG@10"]
+
+
+@pytest.mark.parametrize("measure, message", [
+    ("gm_map", "compare cannot test gm_map: it has no per-query number to average (AP per query; the "
+               "geometric mean over queries); compare map\n"),
+    ("runid", "compare cannot test runid: it has no per-query number to average (the run's tag (its last "
+              "line's))\n"),
+])
+def test_cli_compare_refuses_a_measure_without_per_query_means(fake_scoring, capsys, measure, message):
+    status, _ = run_cli(["compare", "q.txt", "runs/a.txt", "runs/b.txt", "-m", measure])
+    assert status == 2 and message in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["runs/a.txt", "-m", "AP"], "compare needs at least two runs, got 1"),
     (["runs/a.txt", "runs/b.txt", "-m", "AP", "--baseline", "zzz"],
-     r"--baseline must name one of the runs \['a.txt', 'b.txt'\], got 'zzz'"),
+     r"--baseline must name one of the runs \['a.txt', 'b.txt'\] \(the extension may be left out\), got 'zzz'"),
     (["runs/a.txt", "runs/a.txt", "-m", "AP"], "each run must be given once"),
     (["runs/a.txt", "runs/b.txt", "-m", "AP", "--alpha", "1.5"], r"alpha must be in \(0, 1\)"),
+    (["runs/a.txt", "runs/b.txt", "-m", "MAP@10"], r"'MAP@10' is ambiguous"),
+    (["runs/a.txt", "runs/b.txt", "-m", "ndgc@10"], r"unknown metric 'ndgc' in metric spec 'ndgc@10'; "
+                                                    r"did you mean nDCG@10, ndcg_cut_10 or RnDCG\?"),
 ])
 def test_cli_compare_bad_input_exits_2(fake_scoring, capsys, argv, message):
     status, text = run_cli(["compare", "q.txt", *argv])
@@ -645,7 +716,6 @@ def test_cli_compare_bad_input_exits_2(fake_scoring, capsys, argv, message):
 
 
 @pytest.mark.parametrize("argv", [
-    ["compare", "q.txt", "a", "b"],  # no -m
     ["compare", "q.txt", "a", "b", "-m", "AP", "--test", "sign"],
     ["compare", "q.txt", "a", "b", "-m", "AP", "--correction", "fdr"],
     ["compare", "q.txt", "a", "b", "-m", "AP", "--resamples", "0"],
@@ -698,6 +768,41 @@ def test_cli_compare_end_to_end(tmp_path, monkeypatch):
     rr = frame[frame["metric"] == "RR"].iloc[0]
     # RR: bad 1/2, 1/2, 1/2; good 1, 1, 1: constant difference 0.5.
     assert (rr["diff"], rr["ci_low"], rr["ci_high"]) == (0.5, 0.5, 0.5)
+
+
+def test_compare_warns_once_per_message_at_the_callers_line(tmp_path):
+    import inspect
+    import warnings
+
+    (tmp_path / "qrels").write_text(QRELS_TEXT)
+    good_without_q3 = GOOD_RUN.replace("q3 Q0 d6 1 1.0 good\n", "")
+    (tmp_path / "good").write_text(good_without_q3 + "q4 Q0 z 1 1.0 x\n")  # judged q3 missing from both
+    (tmp_path / "bad").write_text(BAD_RUN + "q9 Q0 z 1 1.0 x\n")
+    runs = {"bad": str(tmp_path / "bad"), "good": str(tmp_path / "good")}
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        compare(str(tmp_path / "qrels"), runs, ["AP", "RR"])
+    assert [str(w.message) for w in seen] == [
+        "bad: run queries without judgments are not scored (1): q9",
+        "every run: judged queries missing from the run are not scored (1; queries='qrels' scores them "
+        "as 0): q3",  # once, not once per run
+        "good: run queries without judgments are not scored (1): q4",
+    ]
+    assert {(w.filename, w.lineno) for w in seen} == {(__file__, line)}  # the caller's line, not stats.py
+    assert all(w.category is UserWarning for w in seen)
+
+
+def test_compare_warning_given_by_every_run_is_printed_once(tmp_path, monkeypatch, capsys):
+    (tmp_path / "qrels").write_text(QRELS_TEXT)
+    extra = "q9 Q0 z 1 1.0 x\n"
+    (tmp_path / "good.run").write_text(GOOD_RUN + extra)
+    (tmp_path / "bad.run").write_text(BAD_RUN + "q3 Q0 d6 1 1.0 bad\n" + extra)
+    monkeypatch.chdir(tmp_path)
+    status, text = run_cli(["compare", "qrels", "bad.run", "good.run", "-m", "AP", "--baseline", "bad"])
+    assert status == 0 and text.splitlines()[1].split()[:2] == ["good.run", "bad.run"]
+    assert capsys.readouterr().err == (
+        "rankkit compare: warning: every run: run queries without judgments are not scored (1): q9\n")
 
 
 def test_wide_layout():
