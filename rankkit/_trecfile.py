@@ -6,7 +6,9 @@ TREC files are read the way trec_eval 10 reads them, as bytes:
   ``\f``); leading and trailing whitespace is fine. Bytes from 0x80 up (UTF-8's no-break
   space, say) are never separators. A qrels line has exactly 4 fields, a run line at least
   6 (those after the tag are ignored); any other count is an error naming the file and the
-  line (``run.txt line 17: expected at least 6 columns, got 5``).
+  line, which shows the line expected (``run.txt line 17: expected at least 6 columns, got
+  5; a run line is 'qid Q0 docno rank score tag'``) and says when the file looks like the
+  other kind: judgments given as the run, or the reverse (:func:`column_error`).
 - Blank lines, and lines whose first non-blank character is ``#``, are skipped in both files.
 - A score or label is a plain decimal number (``1``, ``-2``, ``+.5``, ``5.``, ``1e-3``,
   ``1E+04``); anything else (``1_000``, ``0x3``, non-ASCII digits, ``inf``, ``nan``) is an
@@ -16,8 +18,11 @@ TREC files are read the way trec_eval 10 reads them, as bytes:
 - A file may be gzip-compressed, recognised by its first two bytes (1f 8b) whatever its
   name; and a binary file object may stand for a file (``sys.stdin.buffer``,
   ``io.BytesIO``), named in messages by its ``name``, else ``<stdin>`` or its type
-  (``<BytesIO>``). An unreadable, binary (a NUL byte) or empty file, or a truncated gzip
-  file, is one ``ValueError`` naming the file.
+  (``<BytesIO>``). A binary (a NUL byte) or empty file, or a truncated gzip file, is one
+  ``ValueError`` naming the file. A file that cannot be opened raises what Python code
+  expects, with the same kind of message: ``FileNotFoundError`` (``run.txt: no such
+  file``), ``IsADirectoryError``, ``PermissionError`` or ``OSError``, each also a
+  ``ValueError`` (see :func:`os_error`).
 - The run tag is the 6th field of the file's last data line (trec_eval's ``runid``).
 
 Files are parsed by ``pyarrow.csv`` (multi-threaded, only the needed columns, no Python
@@ -45,7 +50,7 @@ import tempfile
 import threading
 import zlib
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from typing import IO, Any, Union
 
 import numpy as np
@@ -88,8 +93,9 @@ def parse(source: Any, kind: str) -> tuple[str, pa.ChunkedArray, pa.ChunkedArray
     """A TREC file (path or binary file object) of ``kind`` ("qrels" or "run"): its name for
     messages, its query ids and document ids (Arrow text, or bytes when some id is not
     UTF-8), values (float64) and run tag (None for qrels). Any problem is a ValueError
-    naming the file (and the line)."""
-    with _Input(source) as inp:
+    naming the file (and the line). ``source`` may be an :func:`opened` file, which stays
+    open (to be read again: :func:`lines_of`)."""
+    with _Input(source) if not isinstance(source, _Input) else nullcontext(source) as inp:
         query_ids, doc_ids, values, tag = _parse_input(inp, kind)
     if len(values) == 0:
         raise ValueError(f"{inp.name}: empty file, expected {kind} lines")
@@ -192,7 +198,7 @@ class _Input:
             except OSError as err:
                 raise os_error(self.name, err) from None
             if stat.S_ISDIR(mode):
-                raise ValueError(f"{self.name}: is a directory")
+                raise os_error(self.name, errno.EISDIR)
             self.path = source
             if not stat.S_ISREG(mode):
                 with self._raw() as f:
@@ -289,9 +295,38 @@ def _seekable(f: Any) -> bool:
         return False
 
 
-def os_error(name: str, err: OSError) -> ValueError:
-    """An I/O error as the ValueError a reader raises: the file's name, then why in a few words."""
-    return ValueError(f"{name}: {_OS_REASONS.get(err.errno) or f'cannot read ({err.strerror or err})'}")
+class FileMissingError(FileNotFoundError, ValueError):
+    """A file that is not there: the ``FileNotFoundError`` Python code expects, and the
+    ``ValueError`` every other problem with an input is (as ``io.UnsupportedOperation`` is
+    both an ``OSError`` and a ``ValueError``). ``errno`` is set; the message names the file."""
+
+
+class FileIsDirectoryError(IsADirectoryError, ValueError):
+    """A directory given as a file: an ``IsADirectoryError`` and a ``ValueError``."""
+
+
+class FilePermissionError(PermissionError, ValueError):
+    """A file that may not be read: a ``PermissionError`` and a ``ValueError``."""
+
+
+class FileReadError(OSError, ValueError):
+    """Any other I/O error reading a file: an ``OSError`` and a ``ValueError``."""
+
+
+_OS_ERRORS = {errno.ENOENT: FileMissingError, errno.EISDIR: FileIsDirectoryError, errno.EACCES: FilePermissionError}
+
+
+def os_error(name: str, err: OSError | int) -> OSError:
+    """An I/O error (or an errno) as a reader raises it: the ``OSError`` subclass Python
+    code expects (also a ``ValueError``), whose message is the file's name, then why in a
+    few words (``run.txt: no such file``). ``errno`` is set, ``filename`` is not (Python's
+    ``str`` of an ``OSError`` would then print ``[Errno 2] ...``)."""
+    code = err if isinstance(err, int) else err.errno
+    why = os.strerror(code) if isinstance(err, int) else err.strerror or err
+    reason = _OS_REASONS.get(code) or f"cannot read ({why})"
+    exc = _OS_ERRORS.get(code, FileReadError)(f"{name}: {reason}")
+    exc.errno = code
+    return exc
 
 
 def _read_block(f: IO[bytes], name: str, size: int = _BLOCK) -> bytes:
@@ -645,8 +680,8 @@ def _normalize(block: bytearray, kind: str, first_line: int,
     drop = [(line_starts[comment], newlines[comment] + 1)]  # byte ranges [low, high) to drop
     if len(bad):
         i = int(bad[0])
-        expected = f"at least {ncols}" if extra_ok else f"{ncols}"
-        error = ValueError(f"{name} line {first_line + i}: expected {expected} columns, got {count[i]}")
+        fields = [bytes(block[starts[j]: ends[j]]) for j in range(first[i], first[i] + count[i])]
+        error = column_error(f"{name} line {first_line + i}", kind, fields)
         data[i:] = False
         drop.append(([line_starts[i]], [len(a)]))
     lines = np.flatnonzero(data)
@@ -702,6 +737,64 @@ def _parse_normalized(inp: _Input, kind: str) -> _Parsed | None:
     return query_ids, doc_ids, values, feed.tag
 
 
+# --------------------------------------------------------------------------- errors
+
+#: The line each kind of file holds, as messages show it.
+LINE_FORMATS = {"qrels": "qid iter docno rel", "run": "qid Q0 docno rank score tag"}
+_SWAP = "Swap the arguments: the judgments (QRELS) first, then the run (RUN)"
+
+
+def column_error(where: str, kind: str, fields: list[bytes]) -> ValueError:
+    """The error of a line of ``kind`` whose ``fields`` are too many or too few: the line
+    expected, or, when the line looks like the other kind's, that the files look swapped.
+
+    A qrels line of 6 fields or more whose 4th and 5th (rank, score) are numbers is a
+    run's; a run line of 4 whose 4th (label) is a number a qrels': the usual cause is
+    ``rankkit evaluate RUN QRELS``, the files given in the wrong order.
+    """
+    _, _, ncols, extra_ok = FORMATS[kind]
+    count = len(fields)
+    message = f"{where}: expected {'at least ' if extra_ok else ''}{ncols} columns, got {count}"
+    if kind == "qrels" and count >= FORMATS["run"][2] and all(NUMBER.fullmatch(f) for f in fields[3:5]):
+        hint = f"this looks like a run line ({LINE_FORMATS['run']}): was the run given as QRELS? {_SWAP}"
+    elif kind == "run" and count == FORMATS["qrels"][2] and NUMBER.fullmatch(fields[3]):
+        hint = f"this looks like a qrels line ({LINE_FORMATS['qrels']}): were the judgments given as RUN? {_SWAP}"
+    else:
+        hint = f"a {kind} line is '{LINE_FORMATS[kind]}'"
+    return ValueError(f"{message}; {hint}")
+
+
+def lines_of(source: Any, query: str, doc: str, limit: int = 2) -> list[int]:
+    """The numbers of the first ``limit`` data lines of a TREC file (an :func:`opened`
+    file, a path or a binary file object read from its start) whose query id and document
+    id are ``query`` and ``doc``: for the error about a document listed twice.
+
+    Only the blocks holding the document id's bytes are looked at line by line (a search
+    for them is a memchr's pace). Any problem reading the file again gives no lines.
+    """
+    q, d = query.encode("utf-8", "surrogateescape"), doc.encode("utf-8", "surrogateescape")
+    found: list[int] = []
+    try:
+        with (nullcontext(source) if isinstance(source, _Input) else _Input(source)) as inp, \
+                closing(_chunks(inp)) as chunks:
+            number = inp.first_line
+            for block in _whole_lines(chunks):
+                at = block.find(d)
+                while at >= 0 and len(found) < limit:
+                    start = block.rfind(b"\n", 0, at) + 1
+                    end = block.find(b"\n", at)
+                    fields = bytes(block[start:end]).split()
+                    if len(fields) > 2 and fields[0] == q and fields[2] == d:
+                        found.append(number + block.count(b"\n", 0, start))
+                    at = block.find(d, end)
+                if len(found) >= limit:
+                    break
+                number += block.count(b"\n")
+    except (OSError, ValueError):
+        return []
+    return found
+
+
 # --------------------------------------------------------------------------- files: 3. line by line
 
 def _scan_lines(inp: _Input, kind: str) -> _Parsed:
@@ -718,8 +811,7 @@ def _scan_lines(inp: _Input, kind: str) -> _Parsed:
             if not fields or fields[0].startswith(b"#"):
                 continue
             if len(fields) < ncols or (len(fields) > ncols and not extra_ok):
-                expected = f"at least {ncols}" if extra_ok else f"{ncols}"
-                raise ValueError(f"{where}: expected {expected} columns, got {len(fields)}")
+                raise column_error(where, kind, fields)
             values.append(_number(fields[at], where, value_col))
             queries.append(fields[0])
             docs.append(fields[2])

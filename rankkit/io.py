@@ -47,7 +47,7 @@ import pyarrow.compute as pc
 from ._keys import GOLD, arrow_ids, arrow_strings, doc_keys, id_bytes, is_binary, is_string_view, pair_keys, text_array
 from ._trecfile import FORMATS as _FORMATS
 from ._trecfile import blocks as trec_file_blocks
-from ._trecfile import id_text, opened
+from ._trecfile import id_text, lines_of, opened
 from ._trecfile import parse as parse_trec_file
 
 __all__ = ["read_qrels", "read_run", "COLUMN_NAMES"]
@@ -88,10 +88,14 @@ def read_qrels(source: Source, *, name: str | None = None,
     Raises
     ------
     ValueError
-        Malformed line (file and line number), non-numeric or non-finite label,
-        a document judged twice for one query (query and document named), an empty,
-        missing, unreadable or binary file; a frame, table, file or record without the
-        three columns (the message lists what it has).
+        Malformed line (file and line number; the line expected, and a hint when the
+        file looks like a run), non-numeric or non-finite label, a document judged twice
+        for one query (query, document and the file's lines named), an empty or binary
+        file; a frame, table, file or record without the three columns (the message lists
+        what it has).
+    FileNotFoundError, IsADirectoryError, PermissionError, OSError
+        A file that cannot be opened, as ``open`` would say but with rankkit's message
+        (``qrels.txt: no such file``); each is also a ``ValueError``.
 
     Examples
     --------
@@ -142,10 +146,14 @@ def read_run(source: Source, *, name: str | None = None,
     Raises
     ------
     ValueError
-        Malformed line (file and line number), a non-numeric, NaN or infinite score,
-        a document retrieved twice for one query (query and document named), an empty,
-        missing, unreadable or binary file; a frame, table, file or record without the
-        three columns (the message lists what it has).
+        Malformed line (file and line number; the line expected, and a hint when the
+        file looks like judgments), a non-numeric, NaN or infinite score, a document
+        retrieved twice for one query (query, document and the file's lines named), an
+        empty or binary file; a frame, table, file or record without the three columns
+        (the message lists what it has).
+    FileNotFoundError, IsADirectoryError, PermissionError, OSError
+        A file that cannot be opened, as ``open`` would say but with rankkit's message
+        (``run.txt: no such file``); each is also a ``ValueError``.
 
     Examples
     --------
@@ -803,11 +811,12 @@ def _from_file(source: Any, kind: str, columns: dict[str, str]) -> tuple[pd.Data
     if columnar is not None:
         label = os.fsdecode(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", kind)
         return _read_columnar(*columnar, str(label), kind, columns), None
-    name, query_ids, doc_ids, values, tag = parse_trec_file(source, kind)
-    out = _frame(query_ids, doc_ids, values, kind)
-    del query_ids, doc_ids, values
-    pa.default_memory_pool().release_unused()
-    _check_duplicates(out, kind, where=name)
+    with opened(source) as inp:  # kept open: a duplicate's lines are looked up in it
+        name, query_ids, doc_ids, values, tag = parse_trec_file(inp, kind)
+        out = _frame(query_ids, doc_ids, values, kind)
+        del query_ids, doc_ids, values
+        pa.default_memory_pool().release_unused()
+        _check_duplicates(out, kind, where=name, lines=lambda query, doc: lines_of(inp, query, doc))
     pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed blocks otherwise
     return out, tag
 
@@ -826,8 +835,11 @@ def _check_values(df: pd.DataFrame, kind: str, where: str) -> None:
         )
 
 
-def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
-    """A document listed twice for one query is an error (trec_eval rejects it too).
+def _check_duplicates(df: pd.DataFrame, kind: str, where: str, lines: Any = None) -> None:
+    """A document listed twice for one query is an error (trec_eval rejects it too). Given
+    ``lines`` (query, document -> the numbers of the file's lines that list them), the
+    message names the file's lines: ``run.txt lines 3 and 9: document 'd1' is retrieved
+    twice for query 'q1' ...``.
 
     The document keys built here are remembered (:func:`rankkit._keys.doc_keys`): the join
     reuses them.
@@ -855,8 +867,10 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str) -> None:
     if dup.any():
         first = sub[dup].iloc[0]
         what = "judged" if kind == "qrels" else "retrieved"
+        found = lines(first.q, first.d) if lines is not None else []
+        at = f" line{'s' if len(found) > 1 else ''} {' and '.join(map(str, found))}" if found else ""
         raise ValueError(
-            f"{where}: document {first.d!r} is {what} twice for query {first.q!r} "
+            f"{where}{at}: document {first.d!r} is {what} twice for query {first.q!r} "
             f"(trec_eval rejects duplicates; remove one)"
         )
 
@@ -975,7 +989,8 @@ class RunFile:
         frame = _frame(_query_series(arrays[0], all_used=False), arrays[1], arrays[2], "run")
         if done is not None and not done.add(_query_hashes(frame.query_id.cat.categories)):
             raise RunNotGrouped(self.name)
-        _check_duplicates(frame, "run", where=self.name)
+        _check_duplicates(frame, "run", where=self.name,
+                          lines=lambda query, doc: lines_of(self._input, query, doc))
         frame.attrs["name"] = self.tag
         return frame
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
+import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankkit import rank, read_qrels, read_run
+from rankkit import evaluate, rank, read_qrels, read_run
 
 CONFORMANCE = Path(__file__).resolve().parent / "data" / "trec_eval"   # trec_eval 10.0's test data, in the repository
 needs_conformance = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="trec_eval test data absent")
@@ -230,12 +233,13 @@ class TestBadInput:
 
     def test_duplicate_document_in_run_file(self, tmp_path):
         path = write(tmp_path, "run.txt", "q1 Q0 d1 1 2 s\nq2 Q0 d1 1 2 s\nq1 Q0 d2 2 1 s\nq1 Q0 d1 3 0 s\n")
-        with pytest.raises(ValueError, match=r"run\.txt: document 'd1' is retrieved twice for query 'q1'"):
+        with pytest.raises(ValueError, match=r"run\.txt lines 1 and 4: document 'd1' is retrieved twice for query 'q1' "
+                                             r"\(trec_eval rejects duplicates; remove one\)$"):
             read_run(path)
 
     def test_duplicate_document_in_qrels_file_and_frame(self, tmp_path):
         path = write(tmp_path, "qrels.txt", "q1 0 d1 1\nq1 0 d1 0\n")
-        with pytest.raises(ValueError, match=r"qrels\.txt: document 'd1' is judged twice for query 'q1'"):
+        with pytest.raises(ValueError, match=r"qrels\.txt lines 1 and 2: document 'd1' is judged twice for query 'q1'"):
             read_qrels(path)
         frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a-long-document-id"] * 2, "relevance": [1, 1]})
         with pytest.raises(ValueError, match="document 'a-long-document-id' is judged twice for query 'q'"):
@@ -286,7 +290,7 @@ class TestBadInput:
             read_qrels(path)
 
     def test_missing_file_and_bad_types(self, tmp_path):
-        with pytest.raises(ValueError, match=r"nope\.txt: no such file$"):
+        with pytest.raises(FileNotFoundError, match=r"nope\.txt: no such file$"):
             read_run(tmp_path / "nope.txt")
         with pytest.raises(ValueError, match=r"qrels must be a file path \(TREC, Parquet or Feather\), a pandas DataFrame"):
             read_qrels(42)
@@ -405,3 +409,116 @@ def test_float_dict_keys_are_refused_as_float_columns_are(data, what, value):
     with pytest.raises(ValueError, match=rf"qrels: {what} ids must be text or integers, got the float {value}"):
         read_qrels(data)
     assert read_qrels({1: {10: 1, "b": 1}}).doc_id.tolist() == ["10", "b"]
+
+
+# --------------------------------------------------------------------------- mistakes a message should explain
+
+RUN_LINE = r"; a run line is 'qid Q0 docno rank score tag'$"
+SWAP = r"Swap the arguments: the judgments \(QRELS\) first, then the run \(RUN\)$"
+
+
+class TestMistakesSaidWithWhatToDo:
+    """Files given in the wrong order, a run without its tag, a missing file, a document
+    listed twice: each message says what is wrong, where, and what to do."""
+
+    @pytest.mark.parametrize("name", ["run.txt", "run.gz"])
+    def test_a_run_given_as_qrels(self, tmp_path, name):
+        path = write(tmp_path, name, RUN_TEXT)
+        message = (r"line 1: expected 4 columns, got 6; this looks like a run line \(qid Q0 docno rank score tag\): "
+                   r"was the run given as QRELS\? " + SWAP)
+        with pytest.raises(ValueError, match=rf"^{re.escape(str(path))} {message}"):
+            read_qrels(path)
+        qrels = write(tmp_path, "qrels.txt", QRELS_TEXT)
+        with pytest.raises(ValueError, match=message):  # evaluate(run, qrels): the first argument is read first
+            evaluate(path, qrels, ["AP"])
+        # the same after comments and blank lines (another parser), numbered in the file
+        with pytest.raises(ValueError, match=r"run2\.txt line 3: expected 4 columns, got 6; this looks like a run"):
+            read_qrels(write(tmp_path, "run2.txt", "# a comment\n\n" + RUN_TEXT))
+
+    def test_qrels_given_as_the_run(self, tmp_path):
+        qrels = write(tmp_path, "qrels.txt", QRELS_TEXT)
+        message = (r"qrels\.txt line 1: expected at least 6 columns, got 4; this looks like a qrels line "
+                   r"\(qid iter docno rel\): were the judgments given as RUN\? " + SWAP)
+        with pytest.raises(ValueError, match=message):
+            read_run(qrels)
+        with pytest.raises(ValueError, match=message):  # read in blocks, as evaluate reads a run file
+            evaluate(qrels, qrels, ["AP"])
+
+    def test_no_swap_hint_for_lines_that_are_not_the_other_kind(self, tmp_path):
+        # 6 fields whose 4th and 5th are not numbers (two qrels lines run together), and a
+        # run line of 4 fields whose 4th is not a number: the line expected, no swap
+        with pytest.raises(ValueError, match=r"q\.txt line 1: expected 4 columns, got 6; a qrels line is 'qid iter docno rel'$"):
+            read_qrels(write(tmp_path, "q.txt", "q1 0 d1 x d2 0\n"))
+        with pytest.raises(ValueError, match=r"r\.txt line 2: expected at least 6 columns, got 4" + RUN_LINE):
+            read_run(write(tmp_path, "r.txt", "q1 Q0 d1 1 2 t\nq1 Q0 d2 t\n"))
+
+    def test_a_run_without_its_tag_shows_the_line_expected(self, tmp_path):
+        path = write(tmp_path, "notag.txt", "q1 Q0 d1 1 2.5\nq1 Q0 d2 2 1.5\n")
+        with pytest.raises(ValueError, match=r"^" + re.escape(str(path)) + r" line 1: expected at least 6 columns, got 5" + RUN_LINE):
+            read_run(path)
+        qrels = write(tmp_path, "qrels.txt", QRELS_TEXT)
+        with pytest.raises(ValueError, match=r"notag\.txt line 1: expected at least 6 columns, got 5" + RUN_LINE):
+            evaluate(qrels, path, ["AP"])
+
+    def test_missing_file_and_directory_are_the_os_errors(self, tmp_path):
+        qrels = write(tmp_path, "qrels.txt", QRELS_TEXT)
+        missing = tmp_path / "no-run.txt"
+        for call in (lambda: read_run(missing), lambda: evaluate(qrels, missing, ["AP"]),
+                     lambda: evaluate(missing, qrels, ["AP"]), lambda: rank(missing, qrels)):
+            with pytest.raises(FileNotFoundError, match=r"no-run\.txt: no such file$") as caught:
+                call()
+            assert caught.value.errno == errno.ENOENT and isinstance(caught.value, ValueError)
+        with pytest.raises(IsADirectoryError, match=rf"^{re.escape(str(tmp_path))}: is a directory$"):
+            evaluate(qrels, tmp_path, ["AP"])
+
+    def test_a_duplicate_names_both_lines(self, tmp_path):
+        # d1 of q1 on lines 3 and 7 (a comment and a blank line count); d10 and q2's d1 are others
+        text = "# run\nq1 Q0 d10 1 3 s\nq1 Q0 d1 2 2 s\nq2 Q0 d1 1 2 s\n\nq1 Q0 d2 3 1 s\nq1 Q0 d1 4 0 s\n"
+        message = r"lines 3 and 7: document 'd1' is retrieved twice for query 'q1' \(trec_eval rejects duplicates; remove one\)$"
+        for name in ("dup.txt", "dup.gz"):
+            with pytest.raises(ValueError, match=rf"^{re.escape(str(tmp_path / name))} {message}"):
+                read_run(write(tmp_path, name, text))
+        with open(tmp_path / "dup.txt", "rb") as f:  # a file object: read again from where it started
+            f.readline()
+            with pytest.raises(ValueError, match=rf"dup\.txt lines 2 and 6: document 'd1'"):
+                read_run(f)
+
+        class Pipe(io.RawIOBase):  # a stream that cannot seek, like standard input
+            def __init__(self, data):
+                self._data = io.BytesIO(data)
+
+            def readable(self):
+                return True
+
+            def readinto(self, buffer):
+                return self._data.readinto(buffer)
+
+        with pytest.raises(ValueError, match=rf"^<Pipe> {message}"):
+            read_run(Pipe(text.encode()))
+        with pytest.raises(ValueError, match=rf"^<Pipe> line 1: expected at least 6"):
+            read_run(Pipe(QRELS_TEXT.encode()))
+        qrels = write(tmp_path, "q.txt", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 1\n")
+        with pytest.raises(ValueError, match=r"q\.txt lines 1 and 3: document 'd1' is judged twice for query 'q1'"):
+            read_qrels(qrels)
+
+    def test_a_duplicate_in_a_run_read_in_blocks_names_its_lines(self, tmp_path):
+        # Blocks of ~4 KB: the duplicate's lines are ~100 blocks apart; grouped by query
+        # (the last query), or not (the first query comes back: partitioned, then checked)
+        from rankkit.io import RunFile, RunNotGrouped
+
+        lines = [f"q{q:02d} Q0 doc-{d:04d} {d + 1} {1000 - d} run\n" for q in range(20) for d in range(1000)]
+        for at, grouped in ((19_500, True), (10, False)):
+            path = tmp_path / "blocks.txt"
+            path.write_text("".join(lines + [lines[at]]))
+            message = (rf"blocks\.txt lines {at + 1} and 20001: document 'doc-{at % 1000:04d}' is retrieved twice "
+                       rf"for query 'q{at // 1000:02d}'")
+            with RunFile(path, size=4096) as run, pytest.raises(ValueError, match=message):
+                if grouped:
+                    list(run.grouped())
+                else:
+                    with pytest.raises(RunNotGrouped):
+                        list(run.grouped())
+                    list(run.partitioned(str(tmp_path)))
+            qrels = write(tmp_path, "qrels.txt", "q00 0 doc-0001 1\nq19 0 doc-0001 1\n")
+            with pytest.raises(ValueError, match=message):
+                evaluate(qrels, path, ["AP"])
