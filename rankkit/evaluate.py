@@ -326,6 +326,13 @@ def evaluate(
         result is a lazy Dask DataFrame, and ``rankkit.dask.compute(table)`` gives this
         frame (trec_eval's order, these attrs, the warnings).
 
+    Warns
+    -----
+    UserWarning
+        Queries left out (run queries without judgments; under "run", judged queries
+        missing from the run), and, with an id of each side, when no retrieved document
+        of any query has a judgment (``doc-02207`` never matches ``DOC-02207``).
+
     Examples
     --------
     >>> qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}}

@@ -23,6 +23,8 @@ freed (``del``) as soon as they are used: that sets the peak memory.
 
 from __future__ import annotations
 
+import sys
+import warnings
 import weakref
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -37,7 +39,7 @@ from ._validation import check_k, check_option, check_rel
 from .io import read_qrels, read_run
 from .rankings import Rankings
 
-__all__ = ["rank", "rank_frames", "TIES"]
+__all__ = ["rank", "rank_frames", "Matched", "TIES"]
 
 #: The orders of documents with equal scores (see :func:`rank`).
 TIES = ("docno", "optimistic", "pessimistic", "average")
@@ -107,6 +109,13 @@ def rank(
         Anything :func:`rankkit.read_qrels` / :func:`rankkit.read_run` reject; an unknown
         ``ties``; ``depth`` not a positive integer.
 
+    Warns
+    -----
+    UserWarning
+        When no retrieved document of any query the two share has a judgment, with an id
+        of each side: ids that never match (``doc-02207`` and ``DOC-02207``) would
+        otherwise give 0 everywhere without a word.
+
     Examples
     --------
     >>> qrels = {"q1": {"a": 2, "b": 0, "c": 1, "z": 1}, "q2": {"x": 1}}
@@ -137,10 +146,15 @@ def rank(
 
 
 def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", depth: int | None = None,
-                judged_only: bool = False) -> Rankings:
+                judged_only: bool = False, matched: "Matched | None" = None) -> Rankings:
     """:func:`rank` on frames as :func:`rankkit.read_qrels` and :func:`rankkit.read_run`
     return them (checked options, canonical query categories, no duplicates), which it
-    takes as they are: the steps below, without reading anything."""
+    takes as they are: the steps below, without reading anything.
+
+    When no retrieved document of any query has a judgment, it warns, showing an id of
+    each side (``doc-02207`` never matches ``DOC-02207``); given ``matched`` (the join of
+    one block of a run read in blocks), it counts there instead, and the caller warns
+    once for the whole run (:meth:`Matched.warn`)."""
     qrels_ids, judgments = _Judgments.of(qrels)
     run_name, run_ids = run.attrs.get("name"), arrow_ids(run.doc_id)
     query_ids, run_rows, judged_rows = _query_rows(run.query_id, judgments)
@@ -149,6 +163,10 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", 
     ordered = _order_run(run_rows, scores, len(query_ids))
     del scores
     rows, grade, exact_keys = _match_judgments(ordered, query_ids, run_rows, run_ids, qrels_ids, judgments, judged_rows)
+    check = Matched() if matched is None else matched
+    check.add(len(rows), lambda: _unmatched_example(ordered, run_ids, qrels_ids, judgments, judged_rows))
+    if matched is None:
+        check.warn()
     del run_rows
     if not ordered.start.all():
         rows = _break_ties(ordered, rows, grade, ties, run_ids, exact_keys)
@@ -173,6 +191,82 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", 
         ideal=ideal, n_judged=n_judged, query_ids=query_index(query_ids), ties=tie_ids,
         has_run=in_run, has_qrels=has_qrels, run_name=run_name,
     )
+
+
+class Matched:
+    """How many retrieved documents of a run have a judgment (a label, -1 included), over
+    the joins of its parts (:func:`rank_frames` on each block of a run read in blocks);
+    while none has, a document id of each side of one query the two share.
+
+    The count is the join's own (the number of matches it found): checking it costs
+    nothing. A run whose ids never match its judgments' (case: ``doc-02207`` and
+    ``DOC-02207``; a prefix; another collection) would otherwise give 0.0 everywhere
+    without a word.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.example: tuple[str, str, str] | None = None  # query, run document, judged document
+
+    def add(self, count: int, example) -> None:
+        """Add a join's matches; ``example()`` (the first query the run and the judgments
+        share, an id of each side; None when they share none) is called only while there
+        are none. The query that sorts first is kept: the same as the whole run's."""
+        self.count += count
+        if self.count == 0:
+            found = example()
+            if found is not None and (self.example is None or id_bytes(found[0]) < id_bytes(self.example[0])):
+                self.example = found
+
+    def merge(self, other: "Matched") -> "Matched":
+        """This count and ``other``'s together (the parts of one run joined apart, as
+        :mod:`rankkit.dask` joins its partitions); returns self."""
+        self.count += other.count
+        self.add(0, lambda: other.example)
+        return self
+
+    def warn(self) -> None:
+        """A UserWarning, pointing at the caller's line outside rankkit, if no retrieved
+        document of a query the run and the judgments share has a judgment."""
+        if self.count or self.example is None:
+            return
+        _, run_id, judged_id = self.example
+        warnings.warn(
+            f"no retrieved document of any query is judged: run ids look like {run_id!r}, judged ids like "
+            f"{judged_id!r} (ids must match exactly, case included)",
+            UserWarning, stacklevel=_outside_rankkit(),
+        )
+
+
+def _outside_rankkit() -> int:
+    """The ``stacklevel`` that makes a warning point at the first caller outside rankkit,
+    for a ``warnings.warn`` in the function that calls this."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "rankkit":
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _unmatched_example(ordered: "_Ordered", run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
+                       judgments: "_Judgments", judged_rows: np.ndarray) -> tuple[str, str, str] | None:
+    """The first query (trec_eval's order) the run shares with the judgments, the run's
+    first document of it and a judged document of it (one equal to it but for case, if
+    there is one); None when they share no query."""
+    shared = ordered.counts[judged_rows] > 0
+    if not shared.any():
+        return None
+    code = int(np.argmax(shared))  # the judgments' code of the first shared query
+    row = judged_rows[code]
+    first = (np.cumsum(ordered.counts) - ordered.counts)[row]  # its first document in rank order
+    run_doc = _id_texts(take(run_ids, ordered.order[first: first + 1]))[0]
+    judged = _id_texts(take(qrels_ids, np.flatnonzero(judgments.codes == code)))
+    return (judgments.names[code], run_doc,
+            next((d for d in judged if d.casefold() == run_doc.casefold()), judged[0]))
+
+
+def _id_texts(ids: pa.Array) -> list[str]:
+    """Ids (Arrow text, or a text view of bytes) as ``str``, escaped bytes kept."""
+    return [b.decode("utf-8", "surrogateescape") for b in ids.cast(pa.large_binary()).to_pylist()]
 
 
 # --------------------------------------------------------------------------- 1. query rows

@@ -20,8 +20,9 @@ for bit; the ``all`` line is aggregated afterwards over the whole table, in the 
   result.
 
 What only the whole run knows is carried across blocks: which queries were found (for
-the warnings about queries left out and ``queries="qrels"``), and the run tag (its last
-line's, for ``runid``).
+the warnings about queries left out and ``queries="qrels"``), whether any retrieved
+document was judged (the warning about ids that never match: :class:`rankkit.join.Matched`),
+and the run tag (its last line's, for ``runid``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ import pandas as pd
 from ._keys import query_index, trec_order
 from .io import RunFile, RunNotGrouped, read_run
 from ._validation import check_k
-from .join import rank_frames
+from .join import Matched, rank_frames
 from .rankings import Rankings
 
 __all__ = ["DEFAULT_MEMORY", "parse_memory", "block_size", "stream_tables", "combine", "judged_max_grade", "Found"]
@@ -242,6 +243,7 @@ class Progress:
 def _tables(by_query: _ByQuery, frames: Iterator[pd.DataFrame], run: RunFile, score, complete: bool,
             rank_options: dict, ahead: bool) -> tuple[list[pd.DataFrame], Found]:
     found = Found(by_query.ids, np.zeros(len(by_query.ids), dtype=bool))
+    matched = Matched()  # over the whole run: a block may well have no judged document
     tables = []
     with closing(_read_ahead(frames) if ahead else _boxed(frames)) as boxes:
         for box in boxes:
@@ -249,10 +251,12 @@ def _tables(by_query: _ByQuery, frames: Iterator[pd.DataFrame], run: RunFile, sc
             at = by_query.ids.get_indexer(queries)
             found.seen[at[at >= 0]] = True
             found.unjudged.extend(queries[at < 0])
-            r = rank_frames(by_query.rows(np.sort(at[at >= 0])), box.pop(), **rank_options)  # the join frees it
+            r = rank_frames(by_query.rows(np.sort(at[at >= 0])), box.pop(), matched=matched,
+                            **rank_options)  # the join frees the frame
             tables.append(score(r.take(r.has_qrels)))
             del r
     found.tag = run.tag
+    matched.warn()
     if complete and not found.seen.all():
         missing = np.flatnonzero(~found.seen)
         r = rank_frames(by_query.rows(missing), _EMPTY_RUN, **rank_options)

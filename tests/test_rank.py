@@ -391,3 +391,77 @@ def test_order_run_by_query_then_score(blocks, shuffled, rnd):
     assert ordered.q_sorted.tolist() == [c for c, _ in got]
     assert ordered.start.tolist() == [i == 0 or got[i] != got[i - 1] for i in range(len(got))]
     assert ordered.counts.tolist() == np.bincount(run_rows, minlength=len(blocks)).tolist()
+
+
+# --------------------------------------------------------------------------- ids that never match
+
+def _warnings_of(f, *args, **kwargs):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = f(*args, **kwargs)
+    return out, [w for w in caught if "is judged" in str(w.message)]
+
+
+def test_ids_that_never_match_are_warned_about_with_one_id_of_each_side():
+    qrels = {"q1": {"DOC-00001": 0, "DOC-02207": 1}, "q2": {"DOC-5": 1}}
+    run = {"q1": {"doc-00001": 0.5, "doc-02207": 0.9}, "q2": {"doc-5": 1.0}, "q3": {"x": 1.0}}
+    r, caught = _warnings_of(rank, qrels, run)
+    assert [str(w.message) for w in caught] == [
+        "no retrieved document of any query is judged: run ids look like 'doc-02207', judged ids like "
+        "'DOC-02207' (ids must match exactly, case included)"]  # q1's first document, and its twin
+    assert caught[0].category is UserWarning and caught[0].filename == __file__  # the caller's line
+    assert not r.judged.any()
+    # without a twin but for case: the query's first judged document
+    _, caught = _warnings_of(rank, {"q1": {"DOC-9": 1, "DOC-8": 1}}, {"q1": {"a": 1.0}})
+    assert "run ids look like 'a', judged ids like 'DOC-9'" in str(caught[0].message)
+    # ids that are not UTF-8 are shown escaped, as read
+    _, caught = _warnings_of(rank, {"q": {"caf\udce9": 1}}, {"q": {"CAF\udcc9": 1.0}})
+    assert "run ids look like 'CAF\\udcc9', judged ids like 'caf\\udce9'" in str(caught[0].message)
+
+
+def test_no_warning_when_one_document_matches_or_no_query_is_shared():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": -1}}
+    for run in ({"q1": {"x": 1.0}, "q2": {"b": 0.5, "y": 0.2}},  # one match among many unjudged
+                {"q3": {"c": 1.0}},  # label -1 ("pooled but not judged"): the ids do match
+                {"q9": {"a": 1.0}},  # no query shared: rankkit.evaluate says that instead
+                {}):
+        _, caught = _warnings_of(rank, qrels, run)
+        assert caught == [], run
+    _, caught = _warnings_of(rank, qrels, {"q1": {"a": 1.0}}, depth=1, judged_only=True)
+    assert caught == []
+
+
+def test_evaluate_warns_once_from_a_frame_and_from_a_file(tmp_path):
+    import rankkit as rk
+
+    (tmp_path / "qrels").write_text("q1 0 DOC-1 1\nq2 0 DOC-2 1\n")
+    (tmp_path / "run").write_text("q2 Q0 doc-2 1 1 t\nq1 Q0 doc-1 1 1 t\n")
+    message = ("no retrieved document of any query is judged: run ids look like 'doc-1', judged ids like 'DOC-1' "
+               "(ids must match exactly, case included)")
+    for run in (tmp_path / "run", rk.read_run(tmp_path / "run")):
+        table, caught = _warnings_of(rk.evaluate, tmp_path / "qrels", run, ["AP"])
+        assert [str(w.message) for w in caught] == [message] and caught[0].filename == __file__
+        assert table["AP"].tolist() == [0.0, 0.0]
+
+
+def test_matched_over_parts_warns_once_for_the_whole_run():
+    # the joins of a run's parts (blocks, Dask partitions) counted together: the warning
+    # is the whole run's, with the example of the query that sorts first (q10 before q2)
+    from rankkit.join import Matched, rank_frames
+
+    def part(qrels, run):
+        matched = Matched()
+        rank_frames(rankkit.io.read_qrels(qrels), rankkit.io.read_run(run), matched=matched)
+        return matched
+
+    first, second = part({"q2": {"A": 1}}, {"q2": {"a": 1.0}}), part({"q10": {"B": 1}}, {"q10": {"b": 1.0}})
+    assert (first.count, first.example) == (0, ("q2", "a", "A"))
+    _, caught = _warnings_of(lambda: Matched().merge(first).merge(second).warn())
+    assert [str(w.message) for w in caught] == [
+        "no retrieved document of any query is judged: run ids look like 'b', judged ids like 'B' "
+        "(ids must match exactly, case included)"]
+    judged = part({"q3": {"c": 1}}, {"q3": {"c": 1.0}})
+    _, caught = _warnings_of(lambda: Matched().merge(first).merge(judged).warn())
+    assert judged.count == 1 and caught == []

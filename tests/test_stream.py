@@ -213,8 +213,47 @@ def test_line_numbers_carry_over_clean_and_other_blocks(tmp_path, tiny_blocks, b
 def test_a_duplicate_across_blocks_is_an_error(tmp_path, tiny_blocks):
     path = tmp_path / "run.txt"
     path.write_text(run_text(GROUPED[:3] + [("q1", "a", 0.1, "t1")]))
-    with pytest.raises(ValueError, match="document 'a' is retrieved twice for query 'q1'"):
+    with pytest.raises(ValueError, match=r"run\.txt lines 1 and 4: document 'a' is retrieved twice for query 'q1'"):
         rk.evaluate(QRELS, path, SPECS, memory=1)
+    with pytest.raises(ValueError, match=r"<stdin> lines 1 and 4: document 'a' is retrieved twice for query 'q1'"):
+        _stdin_evaluate(path.read_bytes())
+
+
+def _stdin_evaluate(data: bytes):
+    """rankkit.evaluate on a stream that cannot seek (standard input), read in tiny blocks."""
+
+    class Stdin(io.RawIOBase):
+        name = "<stdin>"
+
+        def __init__(self):
+            self._data = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            return self._data.readinto(buffer)
+
+    return rk.evaluate(QRELS, Stdin(), SPECS, memory=1)
+
+
+def test_ids_that_never_match_are_warned_about_once_over_the_blocks(tmp_path, tiny_blocks):
+    # 30 queries of 4 documents in ~64-byte blocks; the judgments' ids in upper case. The
+    # example is the first query in trec_eval's order (q10), though q3's block comes first.
+    lines = [(f"q{q}", f"doc-{q}-{d}", float(4 - d), "t") for q in [3, *range(10, 39)] for d in range(4)]
+    qrels = {f"q{q}": {f"DOC-{q}-1": 1, f"doc-{q}-x": 0} for q in [3, *range(10, 39)]}
+    path = tmp_path / "run.txt"
+    path.write_text(run_text(lines))
+    message = ("no retrieved document of any query is judged: run ids look like 'doc-10-0', judged ids like "
+               "'DOC-10-1' (ids must match exactly, case included)")
+    streamed, caught = quiet(rk.evaluate, qrels, path, ["AP"], memory=1)
+    assert caught == [message]
+    whole, caught = in_memory(qrels, path, ["AP"])
+    assert caught == [message] and streamed.equals(whole)
+    # one judged document in the last block: no warning from any block
+    qrels["q38"]["doc-38-3"] = 1
+    _, caught = quiet(rk.evaluate, qrels, path, ["AP"], memory=1)
+    assert caught == []
 
 
 def test_empty_and_comment_only_runs(tmp_path, tiny_blocks):
