@@ -9,10 +9,13 @@ things differ from :func:`rankkit.evaluate` and live here:
   ``-m`` that gives a measure parameters wins. rankkit specs (``nDCG(gain='exp')@10``)
   follow, in the order given.
 - **Queries missing from the run under -c.** trec_eval 10 ranks a one-document list for
-  them (a document outside the pool), then sets num_ret, utility, relstring, unj* and
-  rbp_resid to 0 (or ''), matching those names exactly, so that ``utility_2,-1,0,0`` or
-  ``relstring_20`` keep the values of the one-document list. The ``all`` line of num_rel
-  then counts every qrels label above 0, whatever ``-l``.
+  them (a document named ``ceci_nest_pas_un_docno``, score 1.0), then sets num_ret,
+  utility, relstring, unj* and rbp_resid to 0 (or ''), matching those names exactly, so
+  that ``utility_2,-1,0,0`` or ``relstring_20`` keep the values of the one-document list.
+  The document is outside the pool, unless the judgments of that query judge a document
+  of that name: then it counts like any retrieved document (relevant at rank 1, say),
+  and so it does here. The ``all`` line of num_rel then counts every qrels label above
+  0, whatever ``-l``.
 - **Printing.** ``%-22s\\t<query>\\t%6.4f``; counts as integers; runid and relstring as
   strings; NaN as trec_eval's ``-nan``.
 - **Z-scores (-Z).** Each per-query value becomes (value - mean) / stddev from a file of
@@ -34,14 +37,17 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from ._interpolation import recall_cut
 from ._numerics import query_sum
 from ._trecfile import NUMBER, id_text, os_error
 from .binary import STANDARD_RECALL_LEVELS
 from .evaluate import GEOMETRIC_FLOOR, aggregate, report_unscored, score_columns, select_queries, with_tag
-from .io import RunFile, read_qrels
-from .join import rank
+from ._keys import arrow_ids
+from ._validation import check_k, check_option
+from .io import RunFile, read_qrels, read_run
+from .join import TIES, rank_frames
 from .rankings import Rankings
 from .stream import combine, judged_max_grade, parse_memory, stream_tables
 from .specs import NICKNAMES, TREC_FAMILIES, TREC_ORDER, Metric, expand_metrics, parse_metric, trec_columns
@@ -113,24 +119,27 @@ def evaluate_like_trec_eval(
     in trec_eval's order) and the ``all`` values (a Series; strings for runid).
     """
     memory = parse_memory(memory)
-    options = {"ties": ties, "depth": depth, "judged_only": judged_only}
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise ValueError(f"judged_only must be True or False, got {judged_only!r}")
+    options = {"ties": check_option(ties, TIES, "ties"), "depth": check_k(depth, "depth"), "judged_only": judged_only}
+    qrels = read_qrels(qrels)
+    named = _judged_bogus_docno(qrels) if complete else {}
     if RunFile.is_trec(run):
-        qrels = read_qrels(qrels)
         labels = qrels.relevance.to_numpy()
         max_grade = judged_max_grade(qrels)
         with RunFile(run) as run_file:
             _check_integer_labels(labels[labels >= 0])
             tables, found = stream_tables(
-                qrels, run_file, lambda r: _trec_table(r, columns, judged_only, rel, max_grade, n_docs),
+                qrels, run_file, lambda r: _trec_table(r, columns, judged_only, rel, max_grade, n_docs, named),
                 complete=complete, memory=memory, progress=progress, **options)
         _, unscored = report_unscored(*found.flags(), "qrels" if complete else "run", stacklevel=4)
         table = with_tag(combine(tables), found.tag)
         n_rel = float((labels > 0).sum())
     else:
-        r = rank(qrels, run, **options)
+        r = rank_frames(qrels, read_run(run), **options)
         _check_integer_labels(r.ideal)
         keep, unscored = select_queries(r, "qrels" if complete else "run", stacklevel=4)
-        table = _trec_table(r.take(keep), columns, judged_only, rel, r.max_grade(), n_docs)
+        table = _trec_table(r.take(keep), columns, judged_only, rel, r.max_grade(), n_docs, named)
         n_rel = float((r.ideal[r.has_qrels] > 0).sum())
     table.attrs["unscored"] = unscored
     geometric = to_zscores(table, zscores) if zscores is not None else {}
@@ -233,28 +242,52 @@ def _check_integer_labels(labels: np.ndarray) -> None:
 
 
 def _trec_table(r: Rankings, columns: dict[str, Metric], judged_only: bool, rel, max_grade: float,
-                n_docs) -> pd.DataFrame:
+                n_docs, named: dict[str, float]) -> pd.DataFrame:
     """The values of the queries of ``r`` (each judged), as trec_eval sets them."""
     missing = ~r.has_run
-    scored = _one_unpooled_document(r, missing, judged_only)
+    scored = _one_document(r, missing, judged_only, named)
     table = score_columns(scored, columns, rel=rel, max_grade=max_grade, n_docs=n_docs)
     _trec_eval_nan(table, columns, scored, rel)
     _clear_missing(table, missing)
     return table
 
 
-def _one_unpooled_document(r: Rankings, missing: np.ndarray, judged_only: bool) -> Rankings:
-    """trec_eval -c's ranking for a query missing from the run: one document outside the
-    pool (which -J removes again)."""
-    if not missing.any() or judged_only:
+#: The document of trec_eval -c's ranking for a judged query missing from the run
+#: (``trec_eval.c``'s ``bogus_result``, score 1.0).
+BOGUS_DOCNO = "ceci_nest_pas_un_docno"
+
+
+def _judged_bogus_docno(qrels: pd.DataFrame) -> dict[str, float]:
+    """Query id -> label, for the judgments of a document named :data:`BOGUS_DOCNO`
+    (one comparison over the judgments' ids; none in any real collection)."""
+    rows = np.flatnonzero(pc.equal(arrow_ids(qrels.doc_id), BOGUS_DOCNO).to_numpy(zero_copy_only=False))
+    ids, labels = qrels.query_id.to_numpy()[rows], qrels.relevance.to_numpy()[rows]
+    return {str(q): float(label) for q, label in zip(ids, labels)}
+
+
+def _one_document(r: Rankings, missing: np.ndarray, judged_only: bool, named: dict[str, float]) -> Rankings:
+    """trec_eval -c's ranking for a query missing from the run: the one document
+    :data:`BOGUS_DOCNO`, outside the pool unless ``named`` (query id -> label) has a label
+    for it: then it is that judged (or, below 0, pooled) document. -J keeps it only if
+    judged (label >= 0), as trec_eval does."""
+    label = np.array([named.get(str(q), np.nan) if m else np.nan for q, m in zip(r.query_ids, missing)]
+                     if named else np.full(r.n_queries, np.nan))
+    kept = missing & (label >= 0 if judged_only else True)
+    if not kept.any():
         return r
+    named_here = kept & ~np.isnan(label)
     labels, judged, pooled, ties = r.labels, r.judged, r.in_pool, r.ties
     if r.depth == 0:  # no query retrieved anything: make room for the one document
         labels = np.zeros((r.n_queries, 1))
         judged = np.zeros((r.n_queries, 1), dtype=bool)
         pooled = judged.copy()
         ties = None if ties is None else np.arange(r.n_queries).reshape(-1, 1)
-    lengths = np.where(missing, 1, r.lengths)
+    if named_here.any():  # its label at rank 1 (copies: the matrices may be shared)
+        labels, judged, pooled = labels.copy(), judged.copy(), pooled.copy()
+        labels[named_here, 0] = np.maximum(label[named_here], 0.0)
+        judged[named_here, 0] = label[named_here] >= 0
+        pooled[named_here, 0] = True
+    lengths = np.where(kept, 1, r.lengths)
     return replace(r, labels=labels, judged=judged, pooled=pooled, lengths=lengths, ties=ties)
 
 

@@ -219,3 +219,98 @@ def test_last_bits_as_trec_eval():
     # log for yaap; a product with a rounded 1 / log2, or numpy's SIMD log, is one ulp off.
     assert rk.ndcg([0, 3]) == 0.6309297535714574  # (3 / log2(3)) / 3; times 1/log2(3): ...575
     assert yaap([0, 1, 1, 1, 1, 0, 1], n_relevant=7) == -0.030690239365449047
+
+
+# --------------------------------------------------------------------------- -c and a judged 'ceci_nest_pas_un_docno'
+
+# trec_eval -c ranks a judged query missing from the run as the one document
+# 'ceci_nest_pas_un_docno' (score 1.0). q2-q4 judge a document of that name (labels 1,
+# -1, 0), q5 does not; q1 is in the run.
+CECI_QRELS = ("q1 0 d1 1\nq1 0 d2 0\nq2 0 ceci_nest_pas_un_docno 1\nq2 0 d5 1\nq3 0 ceci_nest_pas_un_docno -1\n"
+              "q3 0 d6 1\nq4 0 ceci_nest_pas_un_docno 0\nq4 0 d7 2\nq5 0 d8 1\n")
+CECI_RUN = "q1 Q0 d1 1 2.0 tagA\nq1 Q0 d3 2 1.0 tagA\n"
+CECI_MEASURES = ["-m", "num_ret", "-m", "num_rel_ret", "-m", "map", "-m", "P.1", "-m", "relstring.2",
+                 "-m", "num_nonrel_judged_ret"]
+
+
+def _trec_eval_lines(rows: dict) -> str:
+    """trec_eval's lines of the measures above: {query: (num_ret, num_rel_ret, map, P_1,
+    relstring_2 or None, num_nonrel_judged_ret)}."""
+    names = ["num_ret", "num_rel_ret", "map", "P_1", "relstring_2", "num_nonrel_judged_ret"]
+    lines = []
+    for query, values in rows.items():
+        for name, value in zip(names, values):
+            if value is not None:
+                text = value if isinstance(value, (int, str)) else f"{value:6.4f}"
+                lines.append(f"{name:<22}\t{query}\t{text}\n")
+    return "".join(lines)
+
+
+# Printed by trec_eval 10.0 (`trec_eval -c -q [-J] -m ... qrels run`).
+CECI_EXPECTED = {
+    "": _trec_eval_lines({
+        "q1": (2, 1, 1.0, 1.0, "'1-'", 0), "q2": (0, 1, 0.5, 1.0, "'1'", 0), "q3": (0, 0, 0.0, 0.0, "'.'", 0),
+        "q4": (0, 0, 0.0, 0.0, "'0'", 1), "q5": (0, 0, 0.0, 0.0, "'-'", 0), "all": (2, 2, 0.3, 0.4, None, 1)}),
+    "-J": _trec_eval_lines({
+        "q1": (1, 1, 1.0, 1.0, "'1'", 0), "q2": (0, 1, 0.5, 1.0, "'1'", 0), "q3": (0, 0, 0.0, 0.0, "''", 0),
+        "q4": (0, 0, 0.0, 0.0, "'0'", 1), "q5": (0, 0, 0.0, 0.0, "''", 0), "all": (1, 2, 0.3, 0.4, None, 1)}),
+}
+
+
+@pytest.mark.parametrize("flag", ["", "-J"])
+def test_a_judged_ceci_nest_pas_un_docno_counts_under_c_as_in_trec_eval(tmp_path, flag):
+    from rankkit.cli import main
+    import io
+
+    (tmp_path / "qrels").write_text(CECI_QRELS)
+    (tmp_path / "run").write_text(CECI_RUN)
+    argv = ["evaluate", "-c", "-q", *([flag] if flag else []), *CECI_MEASURES, str(tmp_path / "qrels"),
+            str(tmp_path / "run")]
+    out = io.StringIO()
+    assert main(argv, out=out) == 0
+    assert out.getvalue() == CECI_EXPECTED[flag]
+    # the same from Python frames (the join in memory, not in blocks)
+    from rankkit.trec import evaluate_like_trec_eval, trec_lines, trec_measures
+
+    columns = trec_measures([m for m in CECI_MEASURES if m != "-m"])
+    table, summary = evaluate_like_trec_eval(rk.read_qrels(tmp_path / "qrels"), rk.read_run(tmp_path / "run"),
+                                             columns, complete=True, judged_only=flag == "-J")
+    assert "".join(line + "\n" for line in trec_lines(table, summary, per_query=True)) == CECI_EXPECTED[flag]
+
+
+def test_evaluate_queries_qrels_keeps_an_empty_ranking_for_a_missing_query():
+    # rankkit.evaluate's own -c scores nothing retrieved: the drop-in alone copies trec_eval
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"ceci_nest_pas_un_docno": 1, "d5": 1}}
+    table = rk.evaluate(qrels, {"q1": {"d1": 2.0, "d3": 1.0}}, ["AP", "num_rel_ret"], queries="qrels")
+    assert table.loc["q2"].tolist() == [0.0, 0.0]
+
+
+# --------------------------------------------------------------------------- what the command line says
+
+def test_command_line_mistakes_are_one_line_each(tmp_path, capsys):
+    from rankkit.cli import main
+    import io
+
+    (tmp_path / "qrels").write_text("q1 0 DOC-02207 1\nq1 0 DOC-1 0\n")
+    (tmp_path / "run").write_text("q1 Q0 doc-02207 1 2 t\nq1 Q0 doc-1 2 1 t\n")
+    cases = [
+        (["run", "qrels"], 2, "rankkit evaluate: error: {}/run line 1: expected 4 columns, got 6; this looks like a "
+                              "run line (qid Q0 docno rank score tag): was the run given as QRELS? Swap the arguments: "
+                              "the judgments (QRELS) first, then the run (RUN)"),
+        (["qrels", "nope"], 2, "rankkit evaluate: error: {}/nope: no such file"),
+        (["qrels", "."], 2, "rankkit evaluate: error: {}: is a directory"),
+        (["qrels", "run"], 0, "rankkit evaluate: warning: no retrieved document of any query is judged: run ids look "
+                              "like 'doc-02207', judged ids like 'DOC-02207' (ids must match exactly, case included)"),
+    ]
+    for files, status, line in cases:
+        out = io.StringIO()
+        assert main(["evaluate", "-m", "map", *[str(tmp_path / f) for f in files]], out=out) == status
+        assert capsys.readouterr().err == line.format(tmp_path) + "\n"
+    assert out.getvalue() == "map                   \tall\t0.0000\n"
+
+
+def test_zscores_file_missing_is_file_not_found(tmp_path):
+    from rankkit.trec import read_zscores
+
+    with pytest.raises(FileNotFoundError, match=r"z\.txt: no such file$"):
+        read_zscores(tmp_path / "z.txt")
