@@ -35,7 +35,7 @@ from ._validation import check_k, check_option, check_rel
 from .evaluate import QUERY_POLICIES, TIE_POLICIES, aggregate as _aggregate_table
 from .evaluate import expand_metrics, report_unscored, score_columns
 from .io import COLUMN_NAMES, read_qrels as _read_qrels, read_run as _read_run
-from .join import rank
+from .join import Matched, rank_frames
 
 __all__ = ["is_dask", "read_qrels", "read_run", "evaluate", "compute", "aggregate", "compare"]
 
@@ -420,8 +420,10 @@ def _score_partition(run: pd.DataFrame, qrels: pd.DataFrame, max_grade, tag, set
     queries left out (their flags), for :func:`compute`."""
     run = run.reset_index() if run.index.name is not None and run.index.name not in run.columns else run
     qrels = qrels.reset_index() if qrels.index.name is not None and qrels.index.name not in qrels.columns else qrels
-    r = rank(qrels, run, ties=settings["ties"], depth=settings["depth"], judged_only=settings["judged_only"],
-             columns=settings["columns"])
+    matched = Matched()  # ids that never match: warned about once, over every partition (_combine)
+    r = rank_frames(_read_qrels(qrels, columns=settings["columns"]), _read_run(run, columns=settings["columns"]),
+                    ties=settings["ties"], depth=settings["depth"], judged_only=settings["judged_only"],
+                    matched=matched)
     if tag is not None:
         r = replace(r, run_name=tag)
     in_run, in_qrels = (np.asarray(f, dtype=bool) for f in (r.has_run, r.has_qrels))
@@ -433,7 +435,7 @@ def _score_partition(run: pd.DataFrame, qrels: pd.DataFrame, max_grade, tag, set
     table.attrs[_INFO] = {
         "no judgments": r.query_ids[in_run & ~in_qrels].tolist(),
         "not in the run": r.query_ids[in_qrels & ~in_run].tolist(),
-        "queries": settings["queries"], "ties": settings["ties"],
+        "queries": settings["queries"], "ties": settings["ties"], "matched": matched,
     }
     return table
 
@@ -518,6 +520,10 @@ def _combine(frames: list[pd.DataFrame], stacklevel: int) -> pd.DataFrame:
     table = pd.DataFrame(data, index=query_index([ids[i] for i in order]), columns=table.columns)
     queries, ties = infos[0]["queries"], infos[0]["ties"]
     flags = _flags(ids, [q for i in infos for q in i["no judgments"]], [q for i in infos for q in i["not in the run"]])
+    matched = Matched()
+    for info in infos:
+        matched.merge(info["matched"])
+    matched.warn()  # as rankkit.evaluate warns, before the queries left out
     _, unscored = report_unscored(*flags, queries, stacklevel=stacklevel)
     table.attrs = {"metrics": frames[0].attrs["metrics"], "unscored": unscored, "queries": queries, "ties": ties}
     return table
