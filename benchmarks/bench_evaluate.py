@@ -30,6 +30,15 @@ sweep   20 runs sharing one document column, differing in scores (``run.assign(s
 memory  peak memory from the files, at the largest ``--docs``, for every ``--ids`` shape:
         rankkit in a fresh interpreter (its ``VmHWM``) vs trec_eval run by a small fresh
         helper (its ``RUSAGE_CHILDREN`` peak); pytrec_eval and ranx on the first shape.
+process whole processes, as a user runs them in a shell: ``rankkit evaluate -q`` with the
+        five measures (interpreter start, imports, reading, printing and exit included)
+        against ``trec_eval -q``, each writing its output to a file, on data/example.* (with
+        ``-c``: without it trec_eval 10 stops at the judged query 149, which the example
+        run lacks) and on the largest ``--docs`` files; wall and CPU seconds and peak
+        memory of each process, read by a small helper that starts it, in this environment
+        less PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED (a user's shell). The two outputs
+        must be the same bytes. Shown beside the in-process times of ``files`` (and ranx warm,
+        in process), which it reuses when ``files`` ran too.
 
 Timings are medians of ``--repeat`` runs, the libraries interleaved round by round; all paths
 are warmed up on a 50 x 100 data set first. Per-query values are checked: rankkit and
@@ -76,7 +85,7 @@ TREC = {m[0] for m in METRICS.values()}
 RANX = [m[1] for m in METRICS.values()]
 TREC_EVAL_MEASURES = ["ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"]  # print as TREC's names
 
-SCENARIOS = ("files", "metric", "dicts", "frames", "sweep", "memory")
+SCENARIOS = ("files", "metric", "dicts", "frames", "sweep", "memory", "process")
 ID_SHAPES = ("short", "numeric", "medium", "clueweb")  # generate.py --ids
 FRAME_SHAPES = ("str", "object", "pyterrier", "categorical")
 SWEEP_RUNS = 20
@@ -87,6 +96,12 @@ GOAL_DICTS = GOAL_FRAMES = 3.0
 GOAL_METRIC = 20.0
 GOAL_SWEEP = 10.0    # time of 20 runs / time of one evaluate <= goal
 GOAL_MEMORY = 0.6    # rankkit peak / trec_eval peak <= goal
+# Whole processes (`rankkit evaluate` as a user runs it): trec_eval's and ranx's time over
+# rankkit's, the example files' seconds, the peak memory of the two processes.
+GOAL_PROCESS = {"trec_eval": 6.0, "ranx": 8.0}
+GOAL_EXAMPLE_SECONDS = 0.25
+EXAMPLE = HERE.parent / "data"
+EXAMPLE_ROUNDS = 5  # rounds on the example files per --repeat (each takes well under a second)
 
 
 # --------------------------------------------------------------------------- the file paths
@@ -262,17 +277,20 @@ class Report:
     memory: list = field(default_factory=list)     # one row per (id shape, library)
     agreement: list = field(default_factory=list)  # one row per comparison of per-query values
     stages: dict = field(default_factory=dict)
+    process: list = field(default_factory=list)    # one row per (data, command): whole processes
 
     def speedup(self, label: str, times: dict, peer: str, goal: float | None, ours: str = "rankkit") -> None:
         ratio = median(times[peer]) / median(times[ours])
         self.target(f"{label}: {peer} / {ours}", ratio, goal, ">=")
 
-    def target(self, label: str, ratio: float | None, goal: float | None, sense: str) -> None:
-        """One ratio and its goal; ``ratio=None``: not measured (trec_eval not on PATH)."""
+    def target(self, label: str, ratio: float | None, goal: float | None, sense: str, unit: str = "x",
+               why: str = "trec_eval is not on PATH") -> None:
+        """One ratio (or, ``unit="s"``, seconds) and its goal; ``ratio=None``: not measured."""
         passed = None if goal is None or ratio is None else (ratio >= goal if sense == ">=" else ratio <= goal)
-        result = ("NOT RUN: trec_eval is not on PATH" if ratio is None
+        result = (f"NOT RUN: {why}" if ratio is None
                   else {None: "(no goal)", True: "PASS", False: "MISS"}[passed])
-        self.targets.append({"target": label, "ratio": ratio, "goal": goal, "sense": sense, "result": result})
+        self.targets.append({"target": label, "ratio": ratio, "goal": goal, "sense": sense, "result": result,
+                             "unit": unit})
 
     def agree(self, label: str, ours: pd.DataFrame, theirs: pd.DataFrame, peer: str,
               tolerance: float | None = 1e-9) -> None:
@@ -614,8 +632,144 @@ def scenario_memory(args, report: Report) -> None:
         report.target(f"memory {size(args, n_docs)} {ids}: rankkit / trec_eval peak", ratio, GOAL_MEMORY, "<=")
 
 
+# --------------------------------------------------------------------------- whole processes
+
+# Starts one command with its output in a file and reports what the kernel counted for it:
+# wall seconds from start to exit (this helper's own start is not in them), user and system
+# CPU seconds, and its peak resident memory (RUSAGE_CHILDREN; at least this helper's own
+# resident size, its "floor", printed too: see TREC_EVAL_HELPER).
+PROCESS_HELPER = """
+import json, resource, subprocess, sys, time
+with open("/proc/self/status") as f:
+    floor = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
+with open(sys.argv[1], "wb") as out:
+    start = time.perf_counter()
+    status = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.DEVNULL).returncode
+    wall = time.perf_counter() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_bytes": usage.ru_maxrss * 1024,
+                  "floor_bytes": floor, "status": status}))
+"""
+
+
+def rankkit_command() -> list[str]:
+    """``rankkit`` as a user runs it: the console script of this interpreter's environment
+    (not whatever ``rankkit`` PATH finds first), else ``python -m rankkit``."""
+    script = Path(sys.executable).with_name("rankkit")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "rankkit"]
+
+
+def process_commands(qrels_path: Path, run_path: Path, complete: bool) -> dict[str, list[str]]:
+    """The two commands, with the same flags: -q, the five measures, ``-c`` if ``complete``."""
+    measures = [arg for m in TREC_EVAL_MEASURES for arg in ("-m", m)]
+    flags = ["-q", *(["-c"] if complete else []), *measures, str(qrels_path), str(run_path)]
+    commands = {"rankkit evaluate": [*rankkit_command(), "evaluate", *flags]}
+    if shutil.which("trec_eval"):
+        commands["trec_eval"] = [shutil.which("trec_eval"), *flags]
+    return commands
+
+
+# Variables a user's shell does not usually set, which change what a Python process costs:
+# with PYTHONDONTWRITEBYTECODE, an editable checkout's modules are compiled at every start
+# (about 0.05 s of CPU for rankkit's); PYTHONUNBUFFERED writes every line as it comes.
+NOT_A_USERS = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
+
+
+def user_env() -> dict:
+    """This environment less :data:`NOT_A_USERS`: the commands run as in a user's shell."""
+    return {k: v for k, v in os.environ.items() if k not in NOT_A_USERS}
+
+
+def whole_process(command: list[str], out: Path) -> dict:
+    """One run of ``command`` by :data:`PROCESS_HELPER`, its standard output into ``out``."""
+    gc.collect()
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", PROCESS_HELPER, str(out), *command],
+                          check=True, capture_output=True, text=True, env=user_env())
+    m = json.loads(done.stdout.strip().splitlines()[-1])
+    if m["status"] != 0:
+        raise RuntimeError(f"exit status {m['status']}: {' '.join(command)}")
+    return m
+
+
+def time_processes(label: str, commands: dict[str, list[str]], rounds: int, report: Report,
+                   warm_up: bool = True) -> dict:
+    """``rounds`` runs of each command, interleaved, after one run each that is not counted
+    (``warm_up``: bytecode written, files in the page cache); the outputs compared byte for byte."""
+    runs: dict[str, list[dict]] = {name: [] for name in commands}
+    with tempfile.TemporaryDirectory(prefix="rankkit-bench-") as tmp:
+        outputs = {name: Path(tmp) / f"out{i}.txt" for i, name in enumerate(commands)}
+        for name, command in commands.items() if warm_up else ():
+            whole_process(command, outputs[name])
+        for i in range(rounds):
+            for name, command in commands.items():
+                m = whole_process(command, outputs[name])
+                runs[name].append(m)
+                print(f"  round {i + 1}/{rounds}  {name:<18} {m['wall']:7.3f} s wall {m['cpu']:7.3f} s CPU "
+                      f"{m['peak_bytes'] / 2**20:8.1f} MiB", flush=True)
+        texts = {name: path.read_bytes() for name, path in outputs.items()}
+    same = len(set(texts.values())) == 1
+    report.agreement.append({"what": f"{label}: the output of the last round, byte for byte",
+                             "peer": " vs ".join(commands), "bytes": {n: len(t) for n, t in texts.items()},
+                             "ok": same if len(texts) > 1 else None})
+    for name, ms in runs.items():
+        report.process.append({"data": label, "command": name, "argv": commands[name],
+                               "wall": [m["wall"] for m in ms], "cpu": [m["cpu"] for m in ms],
+                               "peak_bytes": max(m["peak_bytes"] for m in ms), "floor_bytes": ms[0]["floor_bytes"]})
+    return {name: [m["wall"] for m in ms] for name, ms in runs.items()}
+
+
+# The files scenario's in-process times, as the process scenario names them.
+IN_PROCESS = {"rankkit": "rankkit.evaluate, in the benchmark's process",
+              "rankkit, a fresh process": "rankkit.evaluate, fresh process, after imports",
+              "ranx": "ranx, in process, warm"}
+
+
+def in_process_peers(args, report: Report, qrels_path: Path, run_path: Path) -> dict:
+    """In-process times to show beside the whole processes: those of the files scenario when
+    it ran, else rankkit and ranx (warm: numba compiled in the warm-up) timed here."""
+    files = report.times.get(f"files {size(args, max(args.docs))} {args.ids[0]}")
+    if files is None:
+        print("  (files scenario not run: rankkit and ranx in this process)", flush=True)
+        files, _ = rounds({"rankkit": (rankkit_files, (qrels_path, run_path)),
+                           "ranx": (ranx_files, (qrels_path, run_path))}, args.repeat)
+    return files
+
+
+def scenario_process(args, report: Report) -> None:
+    unset = [k for k in NOT_A_USERS if k in os.environ]
+    if unset:
+        print(f"\n(whole processes run without {', '.join(unset)}, as in a user's shell)")
+    example = (EXAMPLE / "example.qrels", EXAMPLE / "example.run")
+    label = "process data/example.* -c"
+    print(f"\n[{label}] whole processes, as run in a shell, output to a file", flush=True)
+    walls = time_processes(label, process_commands(*example, complete=True), EXAMPLE_ROUNDS * args.repeat, report)
+    report.target(f"{label}: rankkit evaluate, seconds", median(walls["rankkit evaluate"]),
+                  GOAL_EXAMPLE_SECONDS, "<=", unit="s")
+    if "trec_eval" in walls:
+        report.target(f"{label}: trec_eval / rankkit evaluate", median(walls["trec_eval"]) /
+                      median(walls["rankkit evaluate"]), None, ">=")
+
+    paths = ensure_data(args.queries, max(args.docs), args.data, args.ids[0])
+    label = f"process {size(args, max(args.docs))} {args.ids[0]}"
+    print(f"\n[{label}] whole processes, as run in a shell, output to a file", flush=True)
+    walls = time_processes(label, process_commands(*paths, complete=False), args.repeat, report, warm_up=False)
+    walls |= {IN_PROCESS[name]: t for name, t in in_process_peers(args, report, *paths).items()
+              if name in IN_PROCESS}
+    report.times[label] = walls
+    ours = median(walls["rankkit evaluate"])
+    trec = median(walls["trec_eval"]) / ours if "trec_eval" in walls else None
+    report.target(f"{label}: trec_eval / rankkit evaluate", trec, GOAL_PROCESS["trec_eval"], ">=")
+    report.target(f"{label}: ranx in process, warm / rankkit evaluate", median(walls[IN_PROCESS["ranx"]]) / ours,
+                  GOAL_PROCESS["ranx"], ">=")
+    peaks = {r["command"]: r["peak_bytes"] for r in report.process if r["data"] == label}
+    report.target(f"{label}: rankkit evaluate / trec_eval peak memory",
+                  peaks["rankkit evaluate"] / peaks["trec_eval"] if "trec_eval" in peaks else None,
+                  GOAL_MEMORY, "<=")
+
+
 RUN = {"files": scenario_files, "metric": scenario_metric, "dicts": scenario_dicts,
-       "frames": scenario_frames, "sweep": scenario_sweep, "memory": scenario_memory}
+       "frames": scenario_frames, "sweep": scenario_sweep, "memory": scenario_memory,
+       "process": scenario_process}
 
 
 # --------------------------------------------------------------------------- summary
@@ -644,10 +798,13 @@ def print_summary(args, report: Report, load: tuple[float, float]) -> None:
                      if m.get("floor_bytes") else "")
             print(f"  {m['ids']:<8} {m['library']:<12} {m['peak_bytes'] / 2**20:9.1f} "
                   f"{m['bytes_per_run_line']:11.1f} {extra}")
+    if report.process:
+        print_process(report)
     print(f"\n{'target':<66} {'ratio':>7} {'goal':>8}   result")
     for t in report.targets:
-        goal = "" if t["goal"] is None else f"{t['sense']} {t['goal']:.1f}"
-        ratio = "-" if t["ratio"] is None else f"{t['ratio']:6.2f}x"
+        unit = t.get("unit", "x")
+        goal = "" if t["goal"] is None else f"{t['sense']} {t['goal']:.2f}{unit if unit == 's' else ''}"
+        ratio = "-" if t["ratio"] is None else f"{t['ratio']:6.2f}{unit}" if unit == "x" else f"{t['ratio']:6.3f}{unit}"
         print(f"{t['target']:<66} {ratio:>7} {goal:>8}   {t['result']}")
     print("\nper-query agreement: max |difference| (queries differing: by > 1e-9, or in the printed "
           "%6.4f for trec_eval)")
@@ -655,8 +812,27 @@ def print_summary(args, report: Report, load: tuple[float, float]) -> None:
         print_agreement(a)
 
 
+def print_process(report: Report) -> None:
+    """Whole processes (wall and CPU seconds, peak), beside the in-process times."""
+    print("\nwhole processes (interpreter, imports, reading, printing, exit; output to a file), medians;\n"
+          "in-process times of the same files beside them")
+    print(f"  {'data':<30} {'command':<44} {'wall s':>8} {'CPU s':>8} {'peak MiB':>9}")
+    for data in dict.fromkeys(r["data"] for r in report.process):
+        for r in report.process:
+            if r["data"] == data:
+                print(f"  {data:<30} {r['command']:<44} {median(r['wall']):8.3f} {median(r['cpu']):8.3f} "
+                      f"{r['peak_bytes'] / 2**20:9.1f}{at_floor(r)}")
+        for task, values in report.times.get(data, {}).items():
+            if task in IN_PROCESS.values():
+                print(f"  {data:<30} {task:<44} {median(values):8.3f}")
+
+
 def print_agreement(a: dict) -> None:
     status = {None: "(reported only)", True: "AGREE", False: "DISAGREE"}[a["ok"]]
+    if "bytes" in a:
+        sizes = ", ".join(f"{name} {n:,} bytes" for name, n in a["bytes"].items())
+        print(f"  {a['what']}\n    {sizes}  {status if a['ok'] is not None else '(one command: nothing to compare)'}")
+        return
     if "within" in a:
         cells = "  ".join(f"{s} {'yes' if ok else 'NO'}" for s, ok in a["within"].items())
     else:
