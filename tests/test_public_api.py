@@ -22,3 +22,22 @@ def test_aggregate_is_public_and_is_trec_evals_all_line():
     assert line["gm_map"] == pytest.approx(np.exp(np.mean(np.log([0.5, 0.5, 1e-5]))))
     assert line["num_q"] == 3 and line["num_rel_ret"] == 2   # counts add up
     assert table["num_q"].mean() == 1.0 and table["gm_map"].mean() != pytest.approx(line["gm_map"])
+
+
+def test_the_command_ends_fast_and_keeps_its_exit_status_and_messages(tmp_path):
+    """``rankkit`` (the console script) and ``python -m rankkit`` both run ``rankkit.__main__.run``,
+    which exits with os._exit after flushing: the status and every line must still arrive."""
+    import re
+    import subprocess
+    from pathlib import Path
+
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert re.search(r'^rankkit = "rankkit.__main__:run"$', pyproject, re.M)
+    (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    (tmp_path / "r").write_text("q1 Q0 d2 1 2.0 t\nq1 Q0 d1 2 1.0 t\n")
+    ok = subprocess.run([sys.executable, "-m", "rankkit", "evaluate", "q", "r", "-m", "map", "-q"],
+                        cwd=tmp_path, capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout == "map                   \tq1\t0.5000\nmap                   \tall\t0.5000\n"
+    bad = subprocess.run([sys.executable, "-m", "rankkit", "evaluate", "q", "missing", "-m", "map"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == "" and "missing: no such file" in bad.stderr
