@@ -426,7 +426,7 @@ def ensure_data(n_queries: int, n_docs: int, out: Path, ids: str = "short") -> t
 def warm_up() -> None:
     """One small run of every path (imports, ranx's numba compilation, scipy for compare)."""
     import rankkit
-    from rankkit.evaluate import score
+    from rankkit.evaluation.scoring import score
     from rankkit import rank
     with tempfile.TemporaryDirectory() as tmp:
         qrels_path, run_path = ensure_data(50, 100, Path(tmp))
@@ -494,7 +494,7 @@ def ranx_within_ties(report: Report, label: str, qrels_path: Path, run_path: Pat
 
 def rankkit_stages(qrels_path: Path, run_path: Path) -> dict:
     from rankkit import read_qrels, read_run
-    from rankkit.evaluate import score
+    from rankkit.evaluation.scoring import score
     from rankkit import rank
     t_qrels, qrels_df = timed(read_qrels, str(qrels_path))
     t_run, run_df = timed(read_run, str(run_path))
@@ -508,7 +508,7 @@ def rankkit_stages(qrels_path: Path, run_path: Path) -> dict:
 def scenario_metric(args, report: Report) -> None:
     import pytrec_eval
 
-    from rankkit.evaluate import score
+    from rankkit.evaluation.scoring import score
     from rankkit import rank
     qrels_path, run_path = ensure_data(args.queries, max(args.docs), args.data, args.ids[0])
     label = f"metric step {size(args, max(args.docs))}"
@@ -720,7 +720,7 @@ def time_processes(label: str, commands: dict[str, list[str]], rounds: int, repo
 
 # The files scenario's in-process times, as the process scenario names them.
 IN_PROCESS = {"rankkit": "rankkit.evaluate, in the benchmark's process",
-              "rankkit, a fresh process": "rankkit.evaluate, fresh process, after imports",
+              "rankkit, a fresh process": "rankkit.evaluation.scoring, fresh process, after imports",
               "ranx": "ranx, in process, warm"}
 
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_evaluate import as_frame, ensure_data, read_tables  # noqa: E402
 
 import rankkit as rk  # noqa: E402
-from rankkit import _keys  # noqa: E402
+from rankkit.io import keys as _keys  # noqa: E402
 from rankkit.join import rank_frames  # noqa: E402
 
 ORDER = [("query_id", "ascending"), ("score", "descending"), ("doc_id", "descending")]

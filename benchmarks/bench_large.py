@@ -55,7 +55,7 @@ print(json.dumps({"peak_bytes": peak, "seconds": seconds}))
 IN_MEMORY = """
 import sys
 import rankkit as rk
-from rankkit.trec import evaluate_like_trec_eval, trec_lines, trec_measures
+from rankkit.trec_eval import evaluate_like_trec_eval, trec_lines, trec_measures
 columns = trec_measures(["ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"])
 table, summary = evaluate_like_trec_eval(sys.argv[1], rk.read_run(sys.argv[2]), columns)
 sys.stdout.writelines(line + "\\n" for line in trec_lines(table, summary, per_query=True))

@@ -115,11 +115,11 @@ def wrap_generator(module, cls, name, label):
     setattr(owner, name, timed)
 
 for module, name, label in [
-        ("rankkit.trec", "read_qrels", "read judgments"),
-        ("rankkit.stream", "rank_frames", "join"),
-        ("rankkit.trec", "_trec_table", "metrics"),
-        ("rankkit.trec", "aggregate", "all line"),
-        ("rankkit.stream", "combine", "blocks put together"),
+        ("rankkit.trec_eval", "read_qrels", "read judgments"),
+        ("rankkit.evaluation.stream", "rank_frames", "join"),
+        ("rankkit.trec_eval", "_trec_table", "metrics"),
+        ("rankkit.trec_eval", "aggregate", "all line"),
+        ("rankkit.evaluation.stream", "combine", "blocks put together"),
         ("rankkit.cli", "_write", "print"),
         ("rankkit.cli", "evaluate_like_trec_eval", "evaluate (all of the above but print)")]:
     wrap(module, name, label)

@@ -3,43 +3,57 @@
 Metrics take labels in rank order (a 1-D list gives a float, a 2-D array or a
 :class:`Rankings` gives one value per query); ``evaluate`` scores TREC runs against
 judgments and returns one row per query.
+
+The package is layered, each layer importing only those below it::
+
+    cli, dask, stats, report, plot, explore   what users call beyond one table
+    trec_eval                                 trec_eval's output, byte for byte
+    evaluation/   evaluate, score, aggregate; runs read in blocks
+    names/        every metric's record: its function, names and parameters
+    join          a run and its judgments become Rankings
+    io/           reading judgments and runs (TREC files, Arrow, frames)
+    metrics/      the metric families, on Rankings
+    rankings, _validation                     the data model and argument checks
+
+Every public name below is imported on first use, so ``import rankkit`` costs a few
+milliseconds and the command line loads only what a command needs.
 """
 
-from .binary import (
-    average_precision,
-    bpref,
-    interpolated_precision,
-    judged,
-    num_relevant,
-    num_relevant_retrieved,
-    num_retrieved,
-    pr_curve,
-    precision,
-    r_precision,
-    recall,
-    reciprocal_rank,
-    success,
-)
-from .cwl import bpm, insq, inst, nerr8, nerr9, nerr10, nerr11, sdcg
-from .evaluate import aggregate, evaluate, parse_metric, score
-from .graded import cumulative_gain, dcg, err, idcg, ndcg, rbp, rbp_residual
-from .io import read_qrels, read_run
-from .join import rank
-from .overlap import compatibility
-from .pairwise import PairCounts, auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
-from .rankings import Rankings, as_rankings
-from .unranked import mae, mse
+from __future__ import annotations
+
+import importlib
+
+from . import _moved
 
 __version__ = "0.1.0"
 
+#: Public name -> the module that defines it (imported when the name is first used).
+_PUBLIC: dict[str, str] = {
+    **dict.fromkeys(
+        ("average_precision", "bpref", "interpolated_precision", "judged", "num_relevant",
+         "num_relevant_retrieved", "num_retrieved", "pr_curve", "precision", "r_precision", "recall",
+         "reciprocal_rank", "success"), "rankkit.metrics.binary"),
+    **dict.fromkeys(("bpm", "insq", "inst", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"), "rankkit.metrics.cwl"),
+    **dict.fromkeys(("cumulative_gain", "dcg", "err", "idcg", "ndcg", "rbp", "rbp_residual"),
+                    "rankkit.metrics.graded"),
+    **dict.fromkeys(("PairCounts", "auc", "inversions", "kendall_distance", "kendall_tau", "pair_counts", "pnr"),
+                    "rankkit.metrics.pairwise"),
+    "compatibility": "rankkit.metrics.overlap",
+    "mae": "rankkit.metrics.unranked",
+    "mse": "rankkit.metrics.unranked",
+    "Rankings": "rankkit.rankings",
+    "as_rankings": "rankkit.rankings",
+    "rank": "rankkit.join",
+    "read_qrels": "rankkit.io",
+    "read_run": "rankkit.io",
+    **dict.fromkeys(("evaluate", "aggregate", "score"), "rankkit.evaluation"),
+    "parse_metric": "rankkit.names",
+    "compare": "rankkit.stats",
+}
 
-def __getattr__(name):
-    # scipy.stats takes about a second to import; load the statistics module on first use.
-    if name == "compare":
-        from .stats import compare
-
-        return compare
-    raise AttributeError(f"module 'rankkit' has no attribute {name!r}")
+#: Submodules reachable as attributes (``rankkit.plot``) without importing them first.
+_SUBMODULES = frozenset({"cli", "dask", "evaluation", "explore", "io", "join", "metrics", "names", "plot",
+                         "rankings", "report", "sources", "stats", "trec_eval"})
 
 __all__ = [
     "Rankings", "as_rankings", "rank",
@@ -52,3 +66,22 @@ __all__ = [
     "mse", "mae",
     "read_qrels", "read_run", "evaluate", "aggregate", "score", "parse_metric", "compare",
 ]
+
+
+def __getattr__(name: str):
+    """Import a public name, or a submodule, on first use (PEP 562)."""
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+    elif name in _SUBMODULES or f"{__name__}.{name}" in _moved.MOVED:  # a moved path warns
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module 'rankkit' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC) | _SUBMODULES)
+
+
+_moved.install()

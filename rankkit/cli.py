@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from ._keys import query_index
-from .evaluate import TIE_POLICIES
-from .specs import NICKNAMES, REGISTRY, parse_metric
-from .stream import parse_memory
-from .trec import evaluate_like_trec_eval, read_zscores, trec_lines, trec_measures
+from .io.keys import query_index
+from .evaluation.scoring import TIE_POLICIES
+from .names.specs import NICKNAMES, REGISTRY, parse_metric
+from .evaluation.stream import parse_memory
+from .trec_eval import evaluate_like_trec_eval, read_zscores, trec_lines, trec_measures
 
 PROG = "rankkit"
 
@@ -350,7 +350,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
     names = _run_names(args.runs)
     baseline = _baseline(args.baseline, args.runs, names)
     metrics = _compare_measures(args.metrics)
-    from .io import read_qrels
+    from .io.readers import read_qrels
 
     table = compare(
         read_qrels(args.qrels), dict(zip(names, args.runs)), metrics,

@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._keys import id_bytes, query_index, trec_order
+from .io.keys import id_bytes, query_index, trec_order
 from ._validation import check_k, check_option, check_rel
-from .evaluate import QUERY_POLICIES, TIE_POLICIES, aggregate as _aggregate_table
-from .evaluate import expand_metrics, report_unscored, score_columns
-from .io import COLUMN_NAMES, read_qrels as _read_qrels, read_run as _read_run
+from .evaluation.scoring import QUERY_POLICIES, TIE_POLICIES, aggregate as _aggregate_table
+from .evaluation.scoring import expand_metrics, report_unscored, score_columns
+from .io.readers import COLUMN_NAMES, read_qrels as _read_qrels, read_run as _read_run
 from .join import Matched, rank_frames
 
 __all__ = ["is_dask", "read_qrels", "read_run", "evaluate", "compute", "aggregate", "compare"]

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from .binary import average_precision, precision, recall, reciprocal_rank
-from .graded import err, ndcg, rbp
+from .metrics.binary import average_precision, precision, recall, reciprocal_rank
+from .metrics.graded import err, ndcg, rbp
 from .rankings import as_rankings
 
 __all__ = [

@@ -7,7 +7,7 @@ each a function below, in this order (trec_eval does the same work in ``form_res
    trec_eval's order (ids compared as bytes).
 2. :func:`_order_run` - every query's documents by score, descending.
 3. :func:`_match_judgments` - the judged label of each retrieved document, by 64-bit keys
-   (:mod:`rankkit._keys`), every match confirmed on the ids.
+   (:mod:`rankkit.io.keys`), every match confirmed on the ids.
 4. :func:`_break_ties` - documents with equal scores in the order ``ties`` names.
 5. :func:`_fill_matrices` - the padded label / judged matrices (and tie groups).
 6. :func:`_ideal` - every judged label of each query, descending: R and the ideal DCG.
@@ -34,9 +34,20 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._keys import arrow_ids, doc_keys, id_bytes, keys_are_ids, pair_keys, query_index, same_ids, string_keys, take, word_count
+from .io.keys import (
+    arrow_ids,
+    doc_keys,
+    id_bytes,
+    keys_are_ids,
+    pair_keys,
+    query_index,
+    same_ids,
+    string_keys,
+    take,
+    word_count,
+)
 from ._validation import check_k, check_option, check_rel
-from .io import read_qrels, read_run
+from .io.readers import read_qrels, read_run
 from .rankings import Rankings
 
 __all__ = ["rank", "rank_frames", "Matched", "TIES"]

@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._interpolation import interpolate_points, recall_cut
-from ._numerics import powers, query_mean, query_sum
+from .metrics._interpolation import interpolate_points, recall_cut
+from .metrics._numerics import powers, query_mean, query_sum
 from ._validation import check_finite, check_option, check_probability, check_rel
-from .binary import ROUNDINGS
-from .graded import rbp
+from .metrics.binary import ROUNDINGS
+from .metrics.graded import rbp
 from .rankings import as_rankings
 
 __all__ = [
@@ -513,7 +513,7 @@ def pr_sawtooth(labels, *, rel: float = 1, n_relevant=None, shade_ap: bool = Tru
     >>> ax.lines[1].get_label(), ax.get_title()
     ('AP = 0.7222 (area)', 'Precision-recall points of one ranking; shaded: AP = 0.7222')
     """
-    from .binary import average_precision, pr_curve as pr_frame
+    from .metrics.binary import average_precision, pr_curve as pr_frame
 
     r = as_rankings(labels)
     if not r.scalar:
@@ -1067,8 +1067,8 @@ def err_cascade_table(labels, *, max_grade: float | None = None, p: float = 1.0)
     2       0.0          0.00  0.2500  0.000        0.0000
     3       1.0          0.25  0.2500  0.0625        0.0208
     """
-    from ._numerics import exp2
-    from .graded import err
+    from .metrics._numerics import exp2
+    from .metrics.graded import err
 
     r = as_rankings(labels)
     if not r.scalar:
@@ -1213,7 +1213,7 @@ def gain_discount(*, max_grade: int = 5, depth: int = 10, bases=(2,), ax=None):
     >>> [line.get_label() for line in gain_discount(bases=(2, 10)).axes[1].lines]
     ['standard 1/log2(i+1)', 'JK, b = 2', 'JK, b = 10']
     """
-    from ._numerics import exp2
+    from .metrics._numerics import exp2
 
     if isinstance(max_grade, (bool, np.bool_)) or not isinstance(max_grade, numbers.Integral) or max_grade < 1:
         raise ValueError(f"max_grade must be a positive integer, got {max_grade!r}")
@@ -1239,7 +1239,7 @@ def gain_discount(*, max_grade: int = 5, depth: int = 10, bases=(2,), ax=None):
 
 def _discount_curves(depth: int, bases: np.ndarray) -> dict[str, np.ndarray]:
     """label -> discount at ranks 1..depth: the standard one, then Järvelin-Kekäläinen's per base."""
-    from ._numerics import discounts, log2
+    from .metrics._numerics import discounts, log2
 
     ranks = np.arange(1, depth + 1, dtype=np.float64)
     curves = {STANDARD_DISCOUNT: discounts(depth)}
@@ -1316,7 +1316,7 @@ def roc_curve(labels, scores, *, rel: float = 1, colors=None, ax=None):
     >>> ax.lines[0].get_label(), ax.get_title()
     ('ROC (AUC = 0.7500)', 'ROC curve: AUC = 0.7500')
     """
-    from .pairwise import auc
+    from .metrics.pairwise import auc
 
     rel = check_rel(rel)
     lab = np.asarray(labels, dtype=np.float64)

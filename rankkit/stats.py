@@ -10,7 +10,7 @@ paired effect size and a significance flag.
 rankkit's own paired tests (two-sided, on the per-query differences ``d = system - baseline``):
 
 * ``"t"``: Student's paired t-test, as :func:`scipy.stats.ttest_rel` (same p-value
-  and t-interval to ~1e-15; rankkit sums in query order, see ``rankkit._numerics``).
+  and t-interval to ~1e-15; rankkit sums in query order, see ``rankkit.metrics._numerics``).
 * ``"randomization"``: the paired randomization (sign-flip) test of Fisher, as used
   for IR by Smucker, Allan & Carterette (CIKM 2007): under H0 each difference is as
   likely to be ``+d_i`` as ``-d_i``. It is the test :func:`scipy.stats.permutation_test`
@@ -44,10 +44,10 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from ._keys import trec_order
-from ._numerics import exact_matmul, query_mean, query_sum
+from .io.keys import trec_order
+from .metrics._numerics import exact_matmul, query_mean, query_sum
 from ._validation import check_k, check_option, check_probability
-from .evaluate import QUERY_POLICIES
+from .evaluation.scoring import QUERY_POLICIES
 
 # The renderers of a compare() table live in rankkit.report; rankkit.stats.to_markdown
 # and the others stay importable from here, where compare() is.
@@ -371,8 +371,8 @@ def _per_query_tables(qrels, runs, metrics, *, queries, ties, columns):
         if qrels is None:
             raise ValueError(f"qrels must be given to score run(s) {to_score!r} "
                              "(or pass per-query tables)")
-        from .evaluate import evaluate, expand_metrics  # late: sibling module
-        from .io import read_qrels
+        from .evaluation.scoring import evaluate, expand_metrics  # late: sibling module
+        from .io.readers import read_qrels
 
         # Read once: every run is then joined with the same judgments, prepared once.
         qrels = read_qrels(qrels, columns=columns)
@@ -475,7 +475,7 @@ def _paired_stats(a: np.ndarray, b: np.ndarray, *, test: str, alpha: float,
     """
     d = a - b
     n = d.shape[1]
-    # Means and sums of squares add the queries in order (rankkit._numerics).
+    # Means and sums of squares add the queries in order (rankkit.metrics._numerics).
     diff = query_mean(d.T)
     deviation = d - diff[:, None]
     # Scaled by a power of two near the largest deviation before squaring: exact, and no
@@ -525,7 +525,7 @@ def _randomization_pvalues(d: np.ndarray, n_resamples: int, rng: np.random.Gener
     """Two-sided paired randomization (sign-flip) test of mean(d) = 0, per row of ``d``.
 
     Works on sums ``sum_i s_i d_i`` (same ordering as means), each computed exactly
-    (:func:`rankkit._numerics.exact_matmul`), so the count of extreme resamples is the
+    (:func:`rankkit.metrics._numerics.exact_matmul`), so the count of extreme resamples is the
     same on every machine. Enumerates every sign vector when ``2**n <= n_resamples``.
     """
     k, n = d.shape

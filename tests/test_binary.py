@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankkit import Rankings, as_rankings
-from rankkit._interpolation import recall_cut
-from rankkit.binary import (  # noqa: I001
+from rankkit.metrics._interpolation import recall_cut
+from rankkit.metrics.binary import (  # noqa: I001
     STANDARD_RECALL_LEVELS,
     average_precision,
     bpref,

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
-from rankkit import cwl
-from rankkit.overlap import compatibility
+from rankkit.metrics import cwl
+from rankkit.metrics.overlap import compatibility
 
 ir_measures = pytest.importorskip("ir_measures")
 pytest.importorskip("cwl")
@@ -130,7 +130,7 @@ def test_a_spec_prints_back_as_written(spec):
 
 
 def test_ir_measures_parameters_are_rankkit_parameters():
-    assert rk.parse_metric("INST(T=2.0, max_rel=3)") == rk.specs.Metric("INST", (("T", 2.0), ("max_grade", 3)))
+    assert rk.parse_metric("INST(T=2.0, max_rel=3)") == rk.names.Metric("INST", (("T", 2.0), ("max_grade", 3)))
     assert rk.parse_metric("SDCG(max_rel=3, min_rel=1)@5") == rk.parse_metric("SDCG(min_grade=1, max_grade=3)@5")
     assert rk.parse_metric("BPM(T=2.0, max_rel=3, cutoff=10)") == rk.parse_metric("BPM(T=2.0, max_grade=3)@10")
     assert rk.parse_metric("SDCG(dcg='log2')@5") == rk.parse_metric("SDCG@5")

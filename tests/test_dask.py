@@ -29,7 +29,7 @@ from dask import config  # noqa: E402
 import rankkit as rk  # noqa: E402
 import rankkit.dask as rd  # noqa: E402
 from rankkit import stats  # noqa: E402
-from rankkit.evaluate import aggregate  # noqa: E402
+from rankkit.evaluation.scoring import aggregate  # noqa: E402
 
 METRICS = ["nDCG@10", "AP", "RR", "P@5", "R@10", "ERR@10", "bpref", "num_rel", "num_ret", "num_rel_ret",
            "SDCG@5", "RBP(p=0.8)", "Rprec", "relstring@5", "runid"]
@@ -343,7 +343,7 @@ def test_evaluate_takes_every_keyword_of_rk_evaluate():
 
     ours = inspect.signature(rd.evaluate).parameters
     for name, parameter in inspect.signature(rk.evaluate).parameters.items():
-        if name in ("memory", "progress"):  # reading a run file on one machine (rankkit.stream)
+        if name in ("memory", "progress"):  # reading a run file on one machine (rankkit.evaluation.stream)
             continue
         assert name in ours and ours[name].default == parameter.default, name
 

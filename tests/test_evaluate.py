@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
-from rankkit.evaluate import (
+from rankkit.evaluation.scoring import (
     REGISTRY,
     Metric,
     aggregate,
@@ -138,7 +138,7 @@ def test_unknown_metric_suggests_the_closest_names_briefly(spec, message):
     ("iprec_at_recal", None, None), ("ndcg_cutt.10", None, None), ("precison", None, "5"), ("apk", None, None),
 ])
 def test_every_suggestion_is_accepted(name, params, k):
-    from rankkit.specs import _suggestions
+    from rankkit.names.specs import _suggestions
 
     suggestions = _suggestions(name, params, k)
     assert 1 <= len(suggestions) <= 4

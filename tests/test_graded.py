@@ -28,7 +28,7 @@ try:
     import pytrec_eval
 except ImportError:
     pytrec_eval = None
-from rankkit.graded import cumulative_gain, dcg, err, idcg, ndcg, rbp, rbp_residual
+from rankkit.metrics.graded import cumulative_gain, dcg, err, idcg, ndcg, rbp, rbp_residual
 
 SOURCE_003 = [1, 0.7, 0.3, 1, 0.7, 0.7, 0.3, 0, 0.7, 0]
 # Source 003's "best ordering" table (top 4 are the four best labels).
@@ -885,7 +885,7 @@ def test_jk_with_base_2_is_log2_shifted_by_one_rank(labels, k):
 
 
 def test_jk_weights_are_the_log2_table_shifted_bit_for_bit():
-    from rankkit import _numerics
+    from rankkit.metrics import _numerics
 
     w = _numerics.jk_discounts(500, 2.0)
     assert w[0] == 1.0
@@ -905,7 +905,7 @@ def test_discount_and_base_errors(func):
 
 
 def test_jk_discount_through_specs_and_evaluate():
-    from rankkit.specs import parse_metric
+    from rankkit.names.specs import parse_metric
 
     m = parse_metric("nDCG(discount=jk,base=2)@10")
     assert str(m) == "nDCG(discount='jk', base=2)@10"

@@ -252,11 +252,11 @@ class TestBadInput:
         # With a zero multiplier every document of a query gets the query's key: all rows
         # are suspects, and only a document really listed twice may be reported. Rows
         # grouped by query take the block-wise path (io._suspect_queries), others the pair keys.
-        import rankkit._keys
-        import rankkit.io
+        import rankkit.io.keys
+        import rankkit.io.readers
 
-        monkeypatch.setattr(rankkit._keys, "GOLD", np.uint64(0))
-        monkeypatch.setattr(rankkit.io, "GOLD", np.uint64(0))
+        monkeypatch.setattr(rankkit.io.keys, "GOLD", np.uint64(0))
+        monkeypatch.setattr(rankkit.io.readers, "GOLD", np.uint64(0))
         run = pd.DataFrame({"query_id": queries, "doc_id": docs,
                             "score": [3.0, 2.0, 1.0, 0.5, 0.2]})
         assert len(read_run(run)) == 5

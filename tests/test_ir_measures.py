@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
-from rankkit.specs import IR_MEASURES
+from rankkit.names.specs import IR_MEASURES
 
 ir_measures = pytest.importorskip("ir_measures")
 
@@ -112,8 +112,8 @@ def test_same_values_under_rankkit_names():
 
 def test_every_name_of_the_table_parses():
     for name in IR_MEASURES:
-        at = "@0.2" if name == "IPrec" else "@10" if "k" in rk.specs.REGISTRY[IR_MEASURES[name]].required else ""
-        assert rk.parse_metric(name + at).name in rk.specs.REGISTRY
+        at = "@0.2" if name == "IPrec" else "@10" if "k" in rk.names.REGISTRY[IR_MEASURES[name]].required else ""
+        assert rk.parse_metric(name + at).name in rk.names.REGISTRY
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 import rankkit as rk
-from rankkit import pairwise as pw
-from rankkit.pairwise import PairCounts, auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
+from rankkit.metrics import pairwise as pw
+from rankkit.metrics.pairwise import PairCounts, auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
 
 # --------------------------------------------------------------------------- brute force oracles
 
@@ -473,7 +473,7 @@ def test_public_names_exported():
     # may import rankkit/pairwise.py a second time as another module object.
     for name in ("kendall_tau", "kendall_distance", "inversions", "pair_counts", "pnr", "auc"):
         exported = getattr(rk, name)
-        assert (exported.__module__, exported.__name__) == ("rankkit.pairwise", name)
+        assert (exported.__module__, exported.__name__) == ("rankkit.metrics.pairwise", name)
         assert exported.__doc__ == getattr(pw, name).__doc__
 
 

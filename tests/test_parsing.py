@@ -1,7 +1,7 @@
 """Reading TREC files byte for byte as trec_eval 10 does: whitespace, comments, numbers,
-byte ids, gzip, streams and the run tag, in every parsing path of rankkit._trecfile.
+byte ids, gzip, streams and the run tag, in every parsing path of rankkit.io.trec_format.
 
-rankkit._trecfile parses a file in up to three ways (see its "how" section): pyarrow.csv with a
+rankkit.io.trec_format parses a file in up to three ways (see its "how" section): pyarrow.csv with a
 one-byte delimiter once the raw bytes prove it splits lines right ("clean"), pyarrow.csv on
 lines rewritten by NumPy ("normalized"), and Python line by line. Files here are read from
 a path (pyarrow reads the file itself), from a BytesIO (the bytes pass through Python) and
@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankkit
-import rankkit._trecfile
+import rankkit.io.trec_format
 from rankkit import evaluate, rank, read_qrels, read_run
 
 ROOT = Path(rankkit.__file__).resolve().parents[1]
@@ -631,8 +631,8 @@ class TestFastPath:
         def slower(*args):
             raise AssertionError("a clean file took a slower path")
 
-        monkeypatch.setattr(rankkit._trecfile, "_parse_normalized", slower)
-        monkeypatch.setattr(rankkit._trecfile, "_scan_lines", slower)
+        monkeypatch.setattr(rankkit.io.trec_format, "_parse_normalized", slower)
+        monkeypatch.setattr(rankkit.io.trec_format, "_scan_lines", slower)
         for source in sources(tmp_path, data).values():
             assert len(read_run(source)) == data.count(b"\n") + (not data.endswith(b"\n"))
 
@@ -643,7 +643,7 @@ class TestFastPath:
         def slowest(*args):
             raise AssertionError("read line by line")
 
-        monkeypatch.setattr(rankkit._trecfile, "_scan_lines", slowest)
+        monkeypatch.setattr(rankkit.io.trec_format, "_scan_lines", slowest)
         for source in sources(tmp_path, data).values():
             assert len(read_run(source)) == 3
 
@@ -704,11 +704,11 @@ def test_every_path_reads_every_file_like_the_reference(tmp_path_factory, data):
 @given(st.text(alphabet="ab \n\x00", max_size=200), st.lists(st.integers(1, 40), min_size=1, max_size=20),
        st.integers(1, 60))
 def test_line_blocks_are_the_bytes_in_whole_lines(text, cuts, size):
-    # rankkit._trecfile._line_blocks, whatever sizes the reads come in: the bytes unchanged
+    # rankkit.io.trec_format._line_blocks, whatever sizes the reads come in: the bytes unchanged
     # and in order, every block whole lines (the last line given its newline; a read with a
     # NUL and no line end may end a block, for the parse to report), every block but the
     # last at least ``size`` bytes.
-    from rankkit._trecfile import _line_blocks
+    from rankkit.io.trec_format import _line_blocks
 
     data = text.encode()
     chunks, at = [], 0

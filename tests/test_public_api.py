@@ -11,7 +11,7 @@ import rankkit as rk
 
 
 def test_aggregate_is_public_and_is_trec_evals_all_line():
-    assert rk.aggregate is sys.modules["rankkit.evaluate"].aggregate
+    assert rk.aggregate is sys.modules["rankkit.evaluation.scoring"].aggregate
     qrels = {"q1": {"a": 1, "b": 1}, "q2": {"c": 1}, "q3": {"d": 1}}
     run = {"q1": {"a": 2.0, "x": 1.0}, "q2": {"y": 2.0, "c": 1.0}, "q3": {"z": 1.0}}
     table = rk.evaluate(qrels, run, ["map", "gm_map", "num_q", "num_rel_ret"])
@@ -41,3 +41,30 @@ def test_the_command_ends_fast_and_keeps_its_exit_status_and_messages(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "rankkit", "evaluate", "q", "missing", "-m", "map"],
                          cwd=tmp_path, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == "" and "missing: no such file" in bad.stderr
+
+
+def test_import_rankkit_is_lazy_yet_every_public_name_resolves():
+    import subprocess
+
+    code = ("import sys, rankkit as rk\n"
+            "assert 'pandas' not in sys.modules and 'rankkit.metrics' not in sys.modules, sorted(sys.modules)\n"
+            "missing = [n for n in rk.__all__ if getattr(rk, n, None) is None]\n"
+            "assert not missing, missing\n"
+            "assert set(rk.__all__) <= set(dir(rk))\n"
+            "assert callable(rk.evaluate) and rk.plot.__name__ == 'rankkit.plot'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    with pytest.raises(AttributeError, match="no attribute 'precison'"):
+        rk.precison  # noqa: B018
+
+
+@pytest.mark.parametrize("old, new", [("rankkit.binary", "rankkit.metrics.binary"), ("rankkit.specs", "rankkit.names"),
+                                      ("rankkit.trec", "rankkit.trec_eval"), ("rankkit.stream", "rankkit.evaluation.stream")])
+def test_moved_module_paths_work_one_release_with_a_warning_at_the_callers_line(old, new):
+    import importlib
+    import subprocess
+
+    code = (f"import warnings\nwarnings.simplefilter('always')\nimport {old} as m, {new} as n\n"
+            "assert m is n\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert f"{old} moved to {new}" in out.stderr and "<string>:3: FutureWarning" in out.stderr, out.stderr
+    assert importlib.import_module(new).__name__ == new

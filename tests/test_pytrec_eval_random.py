@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankkit.evaluate import aggregate, evaluate
+from rankkit.evaluation.scoring import aggregate, evaluate
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

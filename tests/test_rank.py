@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rankkit._keys
+import rankkit.io.keys
 import rankkit.io
 import rankkit.join
 from rankkit import Rankings, rank
@@ -182,7 +182,7 @@ def test_bad_arguments():
 
 def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
     # Force every long document id onto one key: the join must notice and still be exact.
-    monkeypatch.setattr(rankkit._keys, "mix", lambda x: np.zeros_like(x))
+    monkeypatch.setattr(rankkit.io.keys, "mix", lambda x: np.zeros_like(x))
     qrels = {"q1": {f"document-{i:04d}": i % 3 for i in range(20)}, "q2": {"document-0003": 2}}
     run = {"q1": {f"document-{i:04d}": float(i % 5) for i in range(0, 30, 2)}, "q2": {"document-0003": 1.0}}
     assert_matches(rank(qrels, run), qrels, run)
@@ -191,7 +191,7 @@ def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
 def test_pair_key_collisions_of_short_ids_fall_back_too(monkeypatch):
     # Short ids are their own keys, but the pair key keeps only part of them: with a zero
     # multiplier every document of a query shares one pair key, and the check must notice.
-    monkeypatch.setattr(rankkit._keys, "GOLD", np.uint64(0))
+    monkeypatch.setattr(rankkit.io.keys, "GOLD", np.uint64(0))
     qrels = {"q1": {"a": 1, "b": 2, "c": 0}, "q2": {"a": 3}}
     run = {"q1": {"c": 3.0, "b": 2.0, "z": 1.0}, "q2": {"a": 1.0, "y": 0.5}}
     assert_matches(rank(qrels, run), qrels, run)

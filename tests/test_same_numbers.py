@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 
 import rankkit as rk
-from rankkit import _numerics
-from rankkit.evaluate import aggregate, score
+from rankkit.metrics import _numerics
+from rankkit.evaluation.scoring import aggregate, score
 from rankkit.rankings import Rankings
 
 SEEDS = range(12)
@@ -508,12 +508,13 @@ def test_same_bits_whatever_simd_target_or_blas_kernel():
 
 # --------------------------------------------------------------------------- trec_eval's other measures
 
-from rankkit import judgments, sets  # noqa: E402
-from rankkit.binary import (  # noqa: E402
+from rankkit.metrics import incomplete as judgments
+from rankkit.metrics import set_based as sets  # noqa: E402
+from rankkit.metrics.binary import (  # noqa: E402
     interpolated_precision_average, num_nonrelevant_judged_retrieved, r_precision, relative_precision,
 )
-from rankkit.evaluate import geometric_mean  # noqa: E402
-from rankkit.graded import binary_g, g_measure, ndcg_rel, rndcg  # noqa: E402
+from rankkit.evaluation.scoring import geometric_mean  # noqa: E402
+from rankkit.metrics.graded import binary_g, g_measure, ndcg_rel, rndcg  # noqa: E402
 
 
 def log2(x: float) -> float:
@@ -704,7 +705,7 @@ def squared_ratio(reach: float) -> float:
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("depth", [1000, 5])
 def test_cwl_metrics_bit_for_bit(seed, depth):
-    from rankkit import cwl
+    from rankkit.metrics import cwl
 
     r = random_rankings(seed, kind="graded")
     low, high = 1.0, 3.0  # labels 0..4: clipped at both ends
@@ -740,7 +741,7 @@ def test_cwl_metrics_bit_for_bit(seed, depth):
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("ties", [False, True])
 def test_sdcg_and_insq_bit_for_bit(seed, ties):
-    from rankkit import cwl
+    from rankkit.metrics import cwl
 
     r = random_rankings(seed, ties=ties)
     top = max(float(r.ideal.max(initial=0.0)), float(r.labels.max(initial=0.0)))
@@ -801,7 +802,7 @@ def compat_reference(r: Rankings, q: int, p: float, normalize: bool) -> float:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_compatibility_bit_for_bit(seed):
-    from rankkit.overlap import compatibility
+    from rankkit.metrics.overlap import compatibility
 
     r = random_rankings(seed)
     for p in (0.95, 0.5):

@@ -16,7 +16,7 @@ def test_the_five_articles_are_listed():
 
 def test_modules_cite_listed_articles_by_short_name_only():
     cited = set()
-    for path in PACKAGE.glob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         if path.name == "sources.py":
             continue
         text = path.read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ from hypothesis.extra.numpy import arrays
 from scipy import stats
 
 import rankkit
-from rankkit._keys import trec_order
+from rankkit.io.keys import trec_order
 from rankkit.stats import (
     COLUMNS, _paired_stats, adjust_pvalues, compare, style,
     to_latex, to_markdown,
@@ -89,7 +89,7 @@ def test_row_order_of_tables_does_not_matter():
 
 
 def test_t_test_equals_scipy():
-    # rankkit sums in query order (rankkit._numerics), scipy pairwise: the last bits may differ.
+    # rankkit sums in query order (rankkit.metrics._numerics), scipy pairwise: the last bits may differ.
     runs = make_tables(n_systems=4)
     table = compare(None, runs, METRICS, test="t", alpha=0.1)
     for row in table.itertuples():
@@ -444,7 +444,7 @@ def test_adjust_pvalues_errors():
 
 
 def test_runs_are_scored_with_evaluate(monkeypatch):
-    ev = importlib.import_module("rankkit.evaluate")  # the module, not the function
+    ev = importlib.import_module("rankkit.evaluation.scoring")  # the module, not the function
 
     calls = []
     scores = {"run_a": [0.2, 0.4, 0.6], "run_b": [0.3, 0.6, 0.6]}
@@ -455,7 +455,7 @@ def test_runs_are_scored_with_evaluate(monkeypatch):
 
     monkeypatch.setattr(ev, "evaluate", fake_evaluate)
     # The judgments are read once, then every run is scored against what was read.
-    monkeypatch.setattr(importlib.import_module("rankkit.io"), "read_qrels", lambda q, columns=None: ("read", q))
+    monkeypatch.setattr(importlib.import_module("rankkit.io.readers"), "read_qrels", lambda q, columns=None: ("read", q))
     table = compare("QRELS", {"a": "run_a", "b": "run_b"}, ["AP"], ties="average",
                     queries="qrels")
     assert calls == [(("read", "QRELS"), "run_a", ["AP"], "average", "qrels"),
@@ -572,9 +572,9 @@ def fake_scoring(monkeypatch):
         assert qrels == "QRELS-TABLE"
         return pd.DataFrame({m: scores[run][m] for m in metrics}, index=index)
 
-    monkeypatch.setattr(importlib.import_module("rankkit.io"), "read_qrels",
+    monkeypatch.setattr(importlib.import_module("rankkit.io.readers"), "read_qrels",
                         lambda path, columns=None: "QRELS-TABLE")
-    monkeypatch.setattr(importlib.import_module("rankkit.evaluate"), "evaluate", fake_evaluate)
+    monkeypatch.setattr(importlib.import_module("rankkit.evaluation.scoring"), "evaluate", fake_evaluate)
     return scores
 
 
@@ -670,8 +670,8 @@ def test_cli_compare_without_m_uses_evaluates_default_measures_that_are_means(mo
         return pd.DataFrame(np.repeat(values, len(metrics), axis=0).T, columns=metrics,
                             index=pd.Index(["q1", "q2", "q3", "q4"], name="query_id"))
 
-    monkeypatch.setattr(importlib.import_module("rankkit.io"), "read_qrels", lambda path, columns=None: "Q")
-    monkeypatch.setattr(importlib.import_module("rankkit.evaluate"), "evaluate", fake_evaluate)
+    monkeypatch.setattr(importlib.import_module("rankkit.io.readers"), "read_qrels", lambda path, columns=None: "Q")
+    monkeypatch.setattr(importlib.import_module("rankkit.evaluation.scoring"), "evaluate", fake_evaluate)
     official = ["map", "Rprec", "bpref", "recip_rank", *(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)),
                 *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000))]
     status, csv = run_cli(["compare", "q.txt", "a", "b", "--format", "csv"])

@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
-from rankkit import stream
+from rankkit.evaluation import stream
 from rankkit.cli import main
 from rankkit.io import RunFile
-from rankkit.trec import evaluate_like_trec_eval, trec_lines, trec_measures
+from rankkit.trec_eval import evaluate_like_trec_eval, trec_lines, trec_measures
 
 SPECS = ["P@5", "AP", "nDCG@10", "RR", "ERR@10", "R@100", "bpref", "Rprec", "num_ret", "num_rel", "runid"]
 

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from rankkit.cli import main
-from rankkit.evaluate import aggregate, evaluate, parse_metric
+from rankkit.evaluation.scoring import aggregate, evaluate, parse_metric
 
 CONFORMANCE = Path(__file__).resolve().parent / "data" / "trec_eval"   # trec_eval 10.0's test data, in the repository
 

@@ -14,13 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
-from rankkit import judgments, sets
-from rankkit.binary import (
+from rankkit.metrics import incomplete as judgments
+from rankkit.metrics import set_based as sets
+from rankkit.metrics.binary import (
     average_precision, interpolated_precision, interpolated_precision_average,
     num_nonrelevant_judged_retrieved, r_precision, relative_precision, yaap,
 )
-from rankkit.evaluate import aggregate, geometric_mean, score
-from rankkit.graded import binary_g, g_measure, ndcg_rel, rndcg
+from rankkit.evaluation.scoring import aggregate, geometric_mean, score
+from rankkit.metrics.graded import binary_g, g_measure, ndcg_rel, rndcg
 
 
 def rankings(labels, judged, pooled=None, extra=()):
@@ -77,7 +78,7 @@ def test_yaap_by_its_trec_eval_name():
     table = rk.evaluate(qrels, run, ["yaap", "YAAP"])
     assert table.columns.tolist() == ["yaap", "YAAP"] and table.yaap.equals(table.YAAP.rename("yaap"))
     assert table.yaap.tolist() == [pytest.approx(m_yaap([1, 0, 2, 0], 3)), pytest.approx(m_yaap([0, 0], 1))]
-    assert "yaap" not in rk.specs.NICKNAMES["all_trec"]  # trec_eval 10 leaves it out too
+    assert "yaap" not in rk.names.NICKNAMES["all_trec"]  # trec_eval 10 leaves it out too
 
 
 def test_relative_precision():
@@ -270,7 +271,7 @@ def test_a_judged_ceci_nest_pas_un_docno_counts_under_c_as_in_trec_eval(tmp_path
     assert main(argv, out=out) == 0
     assert out.getvalue() == CECI_EXPECTED[flag]
     # the same from Python frames (the join in memory, not in blocks)
-    from rankkit.trec import evaluate_like_trec_eval, trec_lines, trec_measures
+    from rankkit.trec_eval import evaluate_like_trec_eval, trec_lines, trec_measures
 
     columns = trec_measures([m for m in CECI_MEASURES if m != "-m"])
     table, summary = evaluate_like_trec_eval(rk.read_qrels(tmp_path / "qrels"), rk.read_run(tmp_path / "run"),
@@ -310,7 +311,7 @@ def test_command_line_mistakes_are_one_line_each(tmp_path, capsys):
 
 
 def test_zscores_file_missing_is_file_not_found(tmp_path):
-    from rankkit.trec import read_zscores
+    from rankkit.trec_eval import read_zscores
 
     with pytest.raises(FileNotFoundError, match=r"z\.txt: no such file$"):
         read_zscores(tmp_path / "z.txt")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import mean_absolute_error, mean_squared_error
 
 import rankkit as rk
-from rankkit.unranked import mae, mse
+from rankkit.metrics.unranked import mae, mse
 
 finite = st.floats(-1e3, 1e3, allow_nan=False)
 

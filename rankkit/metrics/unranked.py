@@ -4,7 +4,7 @@ The guide to ranking metrics (see References) starts from them to show why ranki
 its own metrics: mean squared error weighs every document alike, so a prediction with a
 *lower* error can still put an irrelevant document first (see the example of :func:`mse`).
 
-Inputs are read as in :mod:`rankkit.pairwise` (``rankkit._rows``): a 1-D list gives a Python float, a 2-D array one
+Inputs are read as in :mod:`rankkit.metrics.pairwise` (``rankkit.metrics._paired_values``): a 1-D list gives a Python float, a 2-D array one
 value per row, a list of lists may be ragged; NaN/inf and mismatched shapes raise
 ``ValueError``.
 
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ._numerics import rank_sum
-from ._rows import FloatOrArray, as_pair
+from ._paired_values import FloatOrArray, as_pair
 
 __all__ = ["mse", "mae"]
 

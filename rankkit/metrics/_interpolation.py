@@ -1,11 +1,11 @@
-"""Interpolated precision, shared by :mod:`rankkit.binary` (metrics) and :mod:`rankkit.plot` (figures).
+"""Interpolated precision, shared by :mod:`rankkit.metrics.binary` (metrics) and :mod:`rankkit.plot` (figures).
 
 Interpolated precision at recall level l is the highest precision at any recall >= l
 (Manning, Raghavan & Schütze, *Introduction to Information Retrieval*, 2008, sec. 8.4;
 trec_eval's ``iprec_at_recall``). Both modules need two pieces of it, which live here once:
 
 - :func:`recall_cut`: the count of relevant documents at which a recall level is reached,
-  under each convention of ``rankkit.binary.ROUNDINGS``;
+  under each convention of ``rankkit.metrics.binary.ROUNDINGS``;
 - :func:`interpolate`: the running maximum from the right along each row (ranks in
   order); :func:`interpolate_points` applies it to (recall, precision) points given in
   any order.

@@ -36,10 +36,18 @@ from typing import Literal, Union
 import numpy as np
 
 from ._numerics import (
-    discounts, exp2, jk_discounts, log2, log2_ranks, powers, rank_product, rank_sum, weighted_rank_sum,
+    discounts,
+    exp2,
+    jk_discounts,
+    log2,
+    log2_ranks,
+    powers,
+    rank_product,
+    rank_sum,
+    weighted_rank_sum,
 )
-from ._validation import check_k, check_option, check_probability, check_rel
-from .rankings import FloatArray, Rankings, RankingsLike, as_rankings
+from .._validation import check_k, check_option, check_probability, check_rel
+from ..rankings import FloatArray, Rankings, RankingsLike, as_rankings
 
 GAINS = ("linear", "exp")
 GainLike = Union[Literal["linear", "exp"], Mapping[float, float]]

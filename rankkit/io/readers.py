@@ -14,7 +14,7 @@ Column types, chosen for :func:`rankkit.rank` and measured on a 10-million-line 
   costs 1-2 bytes a row instead of ~12, and ``rank`` orders and groups by the codes.
 - ``doc_id``: pandas' pyarrow-backed string dtype (``str`` in pandas 3). It comes from the
   parser without a copy into Python objects, and ``rank`` hands it straight back to Arrow
-  and NumPy, where each id becomes a 64-bit key (see :mod:`rankkit._keys`). A Categorical was
+  and NumPy, where each id becomes a 64-bit key (see :mod:`rankkit.io.keys`). A Categorical was
   measured and rejected here: unifying the parser's per-block dictionaries of ~2 million
   distinct documents took ~6 s, more than reading the file.
 
@@ -26,7 +26,7 @@ all valid UTF-8 holds them as ``str``, as described above. A column where some i
 and writing the id to a stream with ``errors="surrogateescape"`` reproduces them. Keys,
 matches and orders use those bytes, so a Latin-1 ``caf\xe9`` never equals a UTF-8 ``café``.
 
-TREC files are read by :mod:`rankkit._trecfile`, the way trec_eval 10 reads them.
+TREC files are read by :mod:`rankkit.io.trec_format`, the way trec_eval 10 reads them.
 """
 
 from __future__ import annotations
@@ -44,11 +44,21 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._keys import GOLD, arrow_ids, arrow_strings, doc_keys, id_bytes, is_binary, is_string_view, pair_keys, text_array
-from ._trecfile import FORMATS as _FORMATS
-from ._trecfile import blocks as trec_file_blocks
-from ._trecfile import id_text, lines_of, opened
-from ._trecfile import parse as parse_trec_file
+from .keys import (
+    GOLD,
+    arrow_ids,
+    arrow_strings,
+    doc_keys,
+    id_bytes,
+    is_binary,
+    is_string_view,
+    pair_keys,
+    text_array,
+)
+from .trec_format import FORMATS as _FORMATS
+from .trec_format import blocks as trec_file_blocks
+from .trec_format import id_text, lines_of, opened
+from .trec_format import parse as parse_trec_file
 
 __all__ = ["read_qrels", "read_run", "COLUMN_NAMES"]
 
@@ -581,7 +591,7 @@ def _check_one_id_per_value(series: pd.Series) -> None:
 
 def _doc_column(series: pd.Series) -> pd.Series | pa.ChunkedArray | None:
     """A document id column: the column itself when it already has the readers' dtype (no
-    copy, and its document keys are built once: see :func:`rankkit._keys.doc_keys`);
+    copy, and its document keys are built once: see :func:`rankkit.io.keys.doc_keys`);
     integers through their distinct values; anything else as Arrow text. None when an id
     of an ``object`` column is missing: Arrow finds None and NaN as it converts ``str``
     objects (a separate ``isna`` pass would cost as much as the conversion)."""
@@ -841,7 +851,7 @@ def _check_duplicates(df: pd.DataFrame, kind: str, where: str, lines: Any = None
     message names the file's lines: ``run.txt lines 3 and 9: document 'd1' is retrieved
     twice for query 'q1' ...``.
 
-    The document keys built here are remembered (:func:`rankkit._keys.doc_keys`): the join
+    The document keys built here are remembered (:func:`rankkit.io.keys.doc_keys`): the join
     reuses them.
     """
     keys, _ = doc_keys(arrow_ids(df.doc_id))
@@ -906,7 +916,7 @@ def _suspect_queries(codes: np.ndarray, keys: np.ndarray) -> np.ndarray | None:
 
 
 def _pair_keys(df: pd.DataFrame, keys: np.ndarray) -> np.ndarray:
-    """One key per row of ``df``: its query and document together (:func:`rankkit._keys.pair_keys`)."""
+    """One key per row of ``df``: its query and document together (:func:`rankkit.io.keys.pair_keys`)."""
     return pair_keys(np.asarray(df.query_id.cat.codes), keys.copy(), len(df.query_id.cat.categories))
 
 

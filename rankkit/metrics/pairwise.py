@@ -5,8 +5,8 @@ agree on it: the rank order versus the relevance labels (:func:`pair_counts`,
 :func:`inversions`, :func:`pnr`), two score vectors (:func:`kendall_tau`,
 :func:`kendall_distance`), or relevance labels versus model scores (:func:`auc`).
 
-Input conventions (shared by every function here and by :mod:`rankkit.unranked`; read by
-``rankkit._rows``):
+Input conventions (shared by every function here and by :mod:`rankkit.metrics.unranked`; read by
+``rankkit.metrics._paired_values``):
 
 - a 1-D list or array is one list and gives a Python float;
 - a 2-D array holds one list per row (every row the same length) and gives one value per row;
@@ -34,8 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._rows import FloatOrArray, Rows, as_pair, as_rows
-from ._validation import check_option, check_rel
+from ._paired_values import FloatOrArray, Rows, as_pair, as_rows
+from .._validation import check_option, check_rel
 
 __all__ = ["PairCounts", "pair_counts", "inversions", "pnr", "kendall_tau", "kendall_distance", "auc"]
 

@@ -5,7 +5,7 @@
 it) and gives a :class:`Rows`: the values as a zero-padded float64 matrix with each
 row's length. Values may be any finite numbers (scores, predictions), unlike the labels
 of :func:`rankkit.as_rankings`, which must be non-negative. :func:`as_pair` checks two
-inputs have the same shape. Used by :mod:`rankkit.pairwise` and :mod:`rankkit.unranked`;
+inputs have the same shape. Used by :mod:`rankkit.metrics.pairwise` and :mod:`rankkit.metrics.unranked`;
 the error messages name the argument.
 """
 
@@ -16,8 +16,8 @@ from typing import Any, NamedTuple, Union
 import numpy as np
 import pandas as pd
 
-from ._validation import check_finite
-from .rankings import Rankings
+from .._validation import check_finite
+from ..rankings import Rankings
 
 __all__ = ["FloatOrArray", "Rows", "as_pair", "as_rows"]
 

@@ -5,7 +5,7 @@ things differ from :func:`rankkit.evaluate` and live here:
 
 - **Measures and their order.** ``-m`` takes trec_eval's names, parameter lists and
   nicknames (``official`` when none is given), and trec_eval prints in the order of its
-  measure table (:data:`rankkit.specs.TREC_ORDER`), whatever the order of ``-m``; the first
+  measure table (:data:`rankkit.names.TREC_ORDER`), whatever the order of ``-m``; the first
   ``-m`` that gives a measure parameters wins. rankkit specs (``nDCG(gain='exp')@10``)
   follow, in the order given.
 - **Queries missing from the run under -c.** trec_eval 10 ranks a one-document list for
@@ -39,18 +39,33 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from ._interpolation import recall_cut
-from ._numerics import query_sum
-from ._trecfile import NUMBER, id_text, os_error
-from .binary import STANDARD_RECALL_LEVELS
-from .evaluate import GEOMETRIC_FLOOR, aggregate, report_unscored, score_columns, select_queries, with_tag
-from ._keys import arrow_ids
+from .metrics._interpolation import recall_cut
+from .metrics._numerics import query_sum
+from .io.trec_format import NUMBER, id_text, os_error
+from .metrics.binary import STANDARD_RECALL_LEVELS
+from .evaluation.scoring import (
+    GEOMETRIC_FLOOR,
+    aggregate,
+    report_unscored,
+    score_columns,
+    select_queries,
+    with_tag,
+)
+from .io.keys import arrow_ids
 from ._validation import check_k, check_option
-from .io import RunFile, read_qrels, read_run
+from .io.readers import RunFile, read_qrels, read_run
 from .join import TIES, rank_frames
 from .rankings import Rankings
-from .stream import combine, judged_max_grade, parse_memory, stream_tables
-from .specs import NICKNAMES, TREC_FAMILIES, TREC_ORDER, Metric, expand_metrics, parse_metric, trec_columns
+from .evaluation.stream import combine, judged_max_grade, parse_memory, stream_tables
+from .names.specs import (
+    NICKNAMES,
+    TREC_FAMILIES,
+    TREC_ORDER,
+    Metric,
+    expand_metrics,
+    parse_metric,
+    trec_columns,
+)
 
 __all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines", "read_zscores", "to_zscores"]
 

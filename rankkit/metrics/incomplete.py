@@ -19,8 +19,8 @@ import numbers
 
 import numpy as np
 
-from ._validation import check_k, check_rel
-from .rankings import RankingsLike, as_rankings
+from .._validation import check_k, check_rel
+from ..rankings import RankingsLike, as_rankings
 
 __all__ = ["unjudged", "inferred_average_precision", "relevance_string"]
 

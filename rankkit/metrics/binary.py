@@ -35,8 +35,8 @@ import pandas as pd
 
 from ._interpolation import interpolate, recall_cut
 from ._numerics import ln, rank_product, rank_sum
-from ._validation import check_finite, check_k, check_n_relevant, check_option, check_rel
-from .rankings import Rankings, RankingsLike, as_rankings
+from .._validation import check_finite, check_k, check_n_relevant, check_option, check_rel
+from ..rankings import Rankings, RankingsLike, as_rankings
 
 __all__ = [
     "precision", "recall", "r_precision", "success", "average_precision",

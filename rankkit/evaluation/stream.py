@@ -40,11 +40,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._keys import query_index, trec_order
-from .io import RunFile, RunNotGrouped, read_run
-from ._validation import check_k
-from .join import Matched, rank_frames
-from .rankings import Rankings
+from ..io.keys import query_index, trec_order
+from ..io.readers import RunFile, RunNotGrouped, read_run
+from .._validation import check_k
+from ..join import Matched, rank_frames
+from ..rankings import Rankings
 
 __all__ = ["DEFAULT_MEMORY", "parse_memory", "block_size", "stream_tables", "combine", "judged_max_grade", "Found"]
 

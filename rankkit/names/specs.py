@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from . import binary, cwl, graded, judgments, overlap, sets
+from ..metrics import binary, cwl, graded, incomplete as judgments, overlap, set_based as sets
 
 __all__ = [
     "Metric", "MetricInfo", "TrecName", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "NICKNAMES", "IR_MEASURES",
@@ -465,7 +465,7 @@ class Metric:
         if self.k is not None:
             kwargs["k"] = self.k
         if kwargs.pop("judged_only", False):
-            from .rankings import as_rankings  # late: rankings imports io, not specs
+            from ..rankings import as_rankings  # late: rankings imports io, not specs
 
             rankings = as_rankings(rankings).judged_only()
         return self.info.func(rankings, **kwargs)

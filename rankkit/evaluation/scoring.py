@@ -1,6 +1,6 @@
 """``evaluate``: score a run against judgments, one row per query; ``score`` and ``aggregate``.
 
-Metrics are named by specs (:mod:`rankkit.specs`), one syntax everywhere (the command line,
+Metrics are named by specs (:mod:`rankkit.names`), one syntax everywhere (the command line,
 ``evaluate``, notebooks)::
 
     NAME(param=value, ...)@k      e.g.  nDCG@10   nDCG(gain='exp')@10   AP(normalize='min_k')@5
@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._numerics import query_sum
-from ._validation import check_option, check_rel
-from .io import RunFile, read_qrels
-from .join import TIES as TIE_POLICIES
-from .join import rank
-from .rankings import Rankings, as_rankings
-from .specs import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
+from ..metrics._numerics import query_sum
+from .._validation import check_option, check_rel
+from ..io.readers import RunFile, read_qrels
+from ..join import TIES as TIE_POLICIES
+from ..join import rank
+from ..rankings import Rankings, as_rankings
+from ..names.specs import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
 from .stream import combine, judged_max_grade, parse_memory, stream_tables
 
 __all__ = [
@@ -219,7 +219,7 @@ def geometric_mean(values: np.ndarray) -> float:
     """exp(mean(log(max(v, 1e-5)))): trec_eval's gm_map / gm_bpref over per-query values.
 
     Computed in 40-digit decimal arithmetic, the same on every machine (see
-    ``rankkit._numerics``): the product of the floored values, one query at a time in query
+    ``rankkit.metrics._numerics``): the product of the floored values, one query at a time in query
     order, then one logarithm, the division by n and one exponential, rounded once.
     """
     n = len(values)
@@ -309,7 +309,7 @@ def evaluate(
     memory : int, str or None, default=None
         A TREC run file (a path or binary file object) is read block by block of whole
         queries so that peak memory stays near this bound, whatever the run's size
-        (:mod:`rankkit.stream`): bytes, or ``"600MB"``, ``"2GB"``; None is 480 MiB. The
+        (:mod:`rankkit.evaluation.stream`): bytes, or ``"600MB"``, ``"2GB"``; None is 480 MiB. The
         values are those of reading the file whole. Other inputs are held in memory.
     progress : bool, default=False
         Show a progress bar while a run file is read (tqdm's when installed, a widget in
@@ -348,7 +348,7 @@ def evaluate(
     >>> table.attrs["unscored"]
     {'q2': 'not in the run', 'q3': 'no judgments'}
     """
-    from . import dask as on_dask  # late: rankkit.dask builds on this module (and imports no Dask here)
+    from .. import dask as on_dask  # late: rankkit.dask builds on this module (and imports no Dask here)
 
     if on_dask.is_dask(qrels) or on_dask.is_dask(run):  # lazy: on_dask.compute gives this frame
         return on_dask.evaluate(qrels, run, metrics, ties=ties, queries=queries, depth=depth, rel=rel,

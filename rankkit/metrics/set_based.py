@@ -15,8 +15,8 @@ import numbers
 
 import numpy as np
 
-from ._validation import check_rel
-from .rankings import RankingsLike, as_rankings
+from .._validation import check_rel
+from ..rankings import RankingsLike, as_rankings
 
 __all__ = ["set_average_precision", "set_f", "utility"]
 
