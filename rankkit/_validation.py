@@ -85,3 +85,53 @@ def check_n_relevant(n_relevant, n_queries: int, name: str = "n_relevant") -> np
     if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.round(arr)):
         raise ValueError(f"{name} must be a non-negative integer, got {n_relevant!r}")
     return arr.astype(np.int64)
+
+
+def is_real(x) -> bool:
+    """Whether ``x`` is a real number and not a bool (``True`` is no probability)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+def is_int(x) -> bool:
+    """Whether ``x`` is an integer and not a bool."""
+    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
+
+
+def is_number(value) -> bool:
+    """Whether ``float(value)`` works and ``value`` is not text (``"1"`` is an id, not a number)."""
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(value, (str, bytes))
+
+
+def check_number(value, name: str) -> float:
+    """Return ``value`` as a float: a finite real number, not a bool."""
+    if not is_real(value) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_positive(value, name: str) -> float:
+    """Return ``value`` as a float: a finite number > 0 (:func:`check_number` first)."""
+    number = check_number(value, name)
+    if number <= 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return number
+
+
+#: The refusal of ``ties='average'`` by a metric that is not linear in the labels, in the
+#: wording of the binary family ("per_rank") and of the graded and C/W/L ones ("labels").
+_NO_TIES = {
+    "per_rank": "ties='average' is not supported by {name}; its value is not linear in the "
+                "per-rank labels, so rank with ties='docno', 'optimistic' or 'pessimistic'",
+    "labels": "{name} does not support ties='average' (it is not linear in the labels); "
+              "rank with ties='docno', 'optimistic' or 'pessimistic'",
+}
+
+
+def check_no_ties(rankings, name: str, wording: str = "labels") -> None:
+    """Refuse rankings ranked with ``ties='average'`` (``rankings.ties`` is set) for metric ``name``."""
+    if rankings.ties is not None:
+        raise ValueError(_NO_TIES[wording].format(name=name))

@@ -27,7 +27,6 @@ italics and listed with title, author and address in :mod:`rankkit.sources`:
 
 from __future__ import annotations
 
-import numbers
 from typing import Literal, Union
 
 import numpy as np
@@ -35,7 +34,9 @@ import pandas as pd
 
 from ._interpolation import interpolate, recall_cut
 from ._numerics import ln, rank_product, rank_sum
-from .._validation import check_finite, check_k, check_n_relevant, check_option, check_rel
+from .._validation import (
+    check_finite, check_k, check_n_relevant, check_no_ties, check_option, check_rel, is_real,
+)
 from ..rankings import Rankings, RankingsLike, as_rankings
 
 __all__ = [
@@ -66,14 +67,6 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     num = np.asarray(num, dtype=np.float64)
     den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
-
-
-def _no_ties(r: Rankings, name: str) -> None:
-    if r.ties is not None:
-        raise ValueError(
-            f"ties='average' is not supported by {name}; its value is not linear in the "
-            "per-rank labels, so rank with ties='docno', 'optimistic' or 'pessimistic'"
-        )
 
 
 def _n_relevant(r: Rankings, rel: float, n_relevant) -> np.ndarray:
@@ -353,9 +346,7 @@ def r_precision(
     """
     r = as_rankings(rankings)
     rel = check_rel(rel)
-    if isinstance(multiple, (bool, np.bool_)) or not isinstance(multiple, numbers.Real) or not (
-        np.isfinite(multiple) and multiple >= 0
-    ):
+    if not (is_real(multiple) and np.isfinite(multiple) and multiple >= 0):
         raise ValueError(f"multiple must be a non-negative number, got {multiple!r}")
     n_rel = _n_relevant(r, rel, n_relevant)
     cut = np.floor(float(multiple) * n_rel + 0.9).astype(np.int64)  # (long) (x * R + 0.9)
@@ -525,7 +516,7 @@ def average_precision(
     normalize = check_option(normalize, NORMALIZATIONS, "normalize")
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
-    _no_ties(r, "average_precision")
+    check_no_ties(r, "average_precision", "per_rank")
     ranks, found = _relevant_ranks(_top(r.labels, k) >= rel)[:2]
     # Summed rank by rank, like trec_eval's loop, so the last digit agrees too.
     total = rank_sum(_precision_at_relevant(ranks))
@@ -591,7 +582,7 @@ def yaap(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatRes
     r = as_rankings(rankings)
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
-    _no_ties(r, "yaap")
+    check_no_ties(r, "yaap", "per_rank")
     ranks = _relevant_ranks(r.labels >= rel)[0]
     total = rank_sum(_precision_at_relevant(ranks))  # rank by rank, as m_yaap.c sums
     return r.result(ln((1.0 + total) / (1.0 + n_rel - total)))  # correctly rounded, as glibc's log
@@ -634,7 +625,7 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
     r = as_rankings(rankings)
     k = check_k(k)
     rel = check_rel(rel)
-    _no_ties(r, "reciprocal_rank")
+    check_no_ties(r, "reciprocal_rank", "per_rank")
     relevant = _top(r.labels, k) >= rel
     first = np.argmax(relevant, axis=1) + 1 if relevant.shape[1] else np.ones(r.n_queries, np.int64)
     return r.result(np.where(relevant.any(axis=1), 1.0 / first, 0.0))
@@ -678,7 +669,7 @@ def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
     """
     r = as_rankings(rankings)
     rel = check_rel(rel)
-    _no_ties(r, "bpref")
+    check_no_ties(r, "bpref", "per_rank")
     relevant = r.relevant(rel)
     n_rel = r.n_relevant(rel)
     n_nonrel = r.n_judged - n_rel
@@ -725,7 +716,7 @@ def judged(rankings: RankingsLike, *, k: int | None = None) -> FloatResult:
     """
     r = as_rankings(rankings)
     k = check_k(k)
-    _no_ties(r, "judged")
+    check_no_ties(r, "judged", "per_rank")
     count = _top(r.judged, k).sum(axis=1)
     shown = r.lengths if k is None else np.minimum(r.lengths, k)
     return r.result(_ratio(count, shown))
@@ -850,7 +841,7 @@ def interpolated_precision(
     rounding = check_option(rounding, ROUNDINGS, "rounding")
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
-    _no_ties(r, "interpolated_precision")
+    check_no_ties(r, "interpolated_precision", "per_rank")
     out = _iprec_at_levels(r, levels, n_rel, rel, rounding)
     return out[0] if r.scalar else out
 
@@ -934,7 +925,7 @@ def interpolated_precision_average(
     rounding = check_option(rounding, ROUNDINGS, "rounding")
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
-    _no_ties(r, "interpolated_precision_average")
+    check_no_ties(r, "interpolated_precision_average", "per_rank")
     if rounding == "textbook":
         values = _iprec_at_levels(r, levels, n_rel, rel, rounding)
     else:
@@ -983,7 +974,7 @@ def pr_curve(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> pd.D
     r = as_rankings(rankings)
     rel = check_rel(rel)
     n_rel = _n_relevant(r, rel, n_relevant)
-    _no_ties(r, "pr_curve")
+    check_no_ties(r, "pr_curve", "per_rank")
     relevant = r.relevant(rel)
     prec, hits, inside = _precision_matrix(r, relevant)
     interpolated = interpolate(prec)

@@ -45,13 +45,12 @@ References
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 
 from ._numerics import discounts, rank_sum, weighted_rank_sum
-from .._validation import check_k, check_probability
+from .._validation import check_k, check_no_ties, check_number, check_positive, check_probability
 from ..rankings import FloatArray, Rankings, RankingsLike, as_rankings
 
 __all__ = ["sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "insq", "inst", "bpm", "CWL_DEPTH"]
@@ -65,19 +64,6 @@ Continuation = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 # --------------------------------------------------------------------------- checks and gains
-
-
-def _number(value, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
-
-
-def _positive(value, name: str) -> float:
-    number = _number(value, name)
-    if number <= 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return number
 
 
 def _cutoff(k, name: str) -> int:
@@ -95,26 +81,18 @@ def _depth(depth) -> int:
     return depth
 
 
-def _no_ties(r: Rankings, name: str) -> None:
-    if r.ties is not None:
-        raise ValueError(
-            f"{name} does not support ties='average' (it is not linear in the labels); "
-            "rank with ties='docno', 'optimistic' or 'pessimistic'"
-        )
-
-
 def _gains(r: Rankings, min_grade, max_grade) -> np.ndarray:
     """The gain in [0, 1] of each rank: labels clipped to [min_grade, max_grade] and scaled.
 
     A document labelled below 0 ("pooled but not judged", label 0 in ``r.labels``) counts
     as label 0, as ir_measures' cwl_eval provider does; an unjudged one has gain 0.
     """
-    low = _number(min_grade, "min_grade")
+    low = check_number(min_grade, "min_grade")
     if max_grade is None:
         top = max(float(r.ideal.max(initial=0.0)), float(r.labels.max(initial=0.0)))
         high = top if top > low else low + 1.0  # no label above min_grade: every gain is 0
     else:
-        high = _number(max_grade, "max_grade")
+        high = check_number(max_grade, "max_grade")
         if high <= low:
             raise ValueError(f"max_grade must be greater than min_grade={min_grade!r}, got {max_grade!r}")
     scaled = (np.clip(r.labels, low, high) - low) / (high - low)
@@ -236,7 +214,7 @@ def nerr8(
     0.5
     """
     r = as_rankings(rankings)
-    _no_ties(r, "nerr8")
+    check_no_ties(r, "nerr8")
     width = min(_cutoff(k, "NERR8"), _depth(depth))
     gains = _gains(r, min_grade, max_grade)
     return r.result(_expected_rate(gains, width, lambda g, ranks: 1.0 - g))
@@ -274,7 +252,7 @@ def nerr9(
     0.470588
     """
     r = as_rankings(rankings)
-    _no_ties(r, "nerr9")
+    check_no_ties(r, "nerr9")
     width = min(_cutoff(k, "NERR9"), _depth(depth))
     gains = _gains(r, min_grade, max_grade)
     return r.result(_expected_rate(gains, width, lambda g, ranks: ranks / (ranks + 1.0) * (1.0 - g)))
@@ -316,9 +294,9 @@ def bpm(
     (0.5, 0.6667)
     """
     r = as_rankings(rankings)
-    _no_ties(r, "bpm")
+    check_no_ties(r, "bpm")
     width = min(_cutoff(k, "BPM"), _depth(depth))
-    T = _positive(T, "T")
+    T = check_positive(T, "T")
     gains = _gains(r, min_grade, max_grade)[:, :width]
     if gains.shape[1] == 0:
         return r.result(np.zeros(r.n_queries))
@@ -364,7 +342,7 @@ def nerr10(
     0.6
     """
     r = as_rankings(rankings)
-    _no_ties(r, "nerr10")
+    check_no_ties(r, "nerr10")
     p = check_probability(p, "p")
     gains = _gains(r, min_grade, max_grade)
     return r.result(_expected_rate(gains, _depth(depth), lambda g, ranks: p * (1.0 - g)))
@@ -402,8 +380,8 @@ def nerr11(
     0.307692
     """
     r = as_rankings(rankings)
-    _no_ties(r, "nerr11")
-    T = _positive(T, "T")
+    check_no_ties(r, "nerr11")
+    T = check_positive(T, "T")
     gains = _gains(r, min_grade, max_grade)
     return r.result(_expected_rate(gains, _depth(depth), lambda g, ranks: _patience(ranks, T) * (1.0 - g)))
 
@@ -442,7 +420,7 @@ def insq(
     0.307692
     """
     r = as_rankings(rankings)
-    T = _positive(T, "T")
+    T = check_positive(T, "T")
     width = _depth(depth)
     reach = np.ones(width)
     np.cumprod(_patience(np.arange(1, width, dtype=np.float64), T), out=reach[1:])
@@ -483,8 +461,8 @@ def inst(
     0.8
     """
     r = as_rankings(rankings)
-    _no_ties(r, "inst")
-    T = _positive(T, "T")
+    check_no_ties(r, "inst")
+    T = check_positive(T, "T")
 
     def continuation(g: np.ndarray, ranks: np.ndarray) -> np.ndarray:
         reach = (ranks + T) + (T - np.cumsum(g, axis=1))  # i + T + T_i, as cwl_eval adds them

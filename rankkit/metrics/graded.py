@@ -29,7 +29,6 @@ italics and listed with title, author and address in :mod:`rankkit.sources`:
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Mapping
 from typing import Literal, Union
 
@@ -46,7 +45,7 @@ from ._numerics import (
     rank_sum,
     weighted_rank_sum,
 )
-from .._validation import check_k, check_option, check_probability, check_rel
+from .._validation import check_k, check_no_ties, check_option, check_probability, check_rel, is_real
 from ..rankings import FloatArray, Rankings, RankingsLike, as_rankings
 
 GAINS = ("linear", "exp")
@@ -63,10 +62,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _is_real(x) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
 
 def _linear(labels: np.ndarray) -> np.ndarray:
@@ -104,9 +99,9 @@ def _gain_function(gain: GainLike, name: str = "gain") -> GainFunction:
     if not isinstance(gain, Mapping):
         raise ValueError(f"{name} must be 'linear', 'exp' or a mapping label -> gain, got {gain!r}")
     for label, value in gain.items():
-        if not (_is_real(label) and np.isfinite(label) and label >= 0):
+        if not (is_real(label) and np.isfinite(label) and label >= 0):
             raise ValueError(f"{name} mapping keys must be non-negative finite labels, got {label!r}")
-        if not (_is_real(value) and np.isfinite(value)):
+        if not (is_real(value) and np.isfinite(value)):
             raise ValueError(
                 f"{name} mapping values must be finite numbers, got {value!r} for label {label!r}"
             )
@@ -160,7 +155,7 @@ def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
 def _discount_function(discount: str, base) -> DiscountFunction:
     """Validate ``discount`` and ``base`` once; return ``n -> weights of ranks 1..n``."""
     discount = check_option(discount, DISCOUNTS, "discount")
-    if not (_is_real(base) and np.isfinite(base) and base > 1):
+    if not (is_real(base) and np.isfinite(base) and base > 1):
         raise ValueError(f"base must be a finite number > 1, got {base!r}")
     if discount == "log2":
         if base != 2:
@@ -183,7 +178,7 @@ def _dcg(gains: np.ndarray, discount: DiscountFunction = discounts) -> np.ndarra
 
 def _check_max_grade(max_grade, labels: np.ndarray, allowed: str = "a positive number or None") -> float:
     """A finite number > 0 that no label exceeds."""
-    if not (_is_real(max_grade) and np.isfinite(max_grade) and max_grade > 0):
+    if not (is_real(max_grade) and np.isfinite(max_grade) and max_grade > 0):
         raise ValueError(f"max_grade must be {allowed}, got {max_grade!r}")
     if labels.size and labels.max() > max_grade:
         raise ValueError(f"labels must be <= max_grade={max_grade!r}, got {float(labels.max())!r}")
@@ -713,14 +708,6 @@ def err(
 # --------------------------------------------------------------------------- gains after others (trec_eval)
 
 
-def _no_ties(r: Rankings, name: str) -> None:
-    if r.ties is not None:
-        raise ValueError(
-            f"{name} does not support ties='average' (it is not linear in the labels); "
-            "rank with ties='docno', 'optimistic' or 'pessimistic'"
-        )
-
-
 def _gains_and_ideal(r: Rankings, gain: GainLike, width: int | None = None):
     """Gains in rank order (0 past each list's end) and the ideal gains padded to ``width``."""
     g = _gain_function(gain)
@@ -774,7 +761,7 @@ def binary_g(rankings: RankingsLike, *, rel: float = 1) -> float | FloatArray:
     """
     r = as_rankings(rankings)
     rel = check_rel(rel)
-    _no_ties(r, "binary_g")
+    check_no_ties(r, "binary_g")
     relevant = r.relevant(rel)
     rows, cols = np.nonzero(relevant)
     not_relevant_above = cols - (np.cumsum(relevant, axis=1) - relevant)[rows, cols]
@@ -814,7 +801,7 @@ def g_measure(rankings: RankingsLike, *, gain: GainLike = "linear") -> float | F
     0.877
     """
     r = as_rankings(rankings)
-    _no_ties(r, "g_measure")
+    check_no_ties(r, "g_measure")
     gains, ideal = _gains_and_ideal(r, gain, r.depth)
     behind = 2.0 + _prefix(np.maximum(ideal, 1.0)) - _prefix(gains)
     counted = gains != 0.0
@@ -853,7 +840,7 @@ def ndcg_rel(rankings: RankingsLike, *, gain: GainLike = "linear") -> float | Fl
     0.9751
     """
     r = as_rankings(rankings)
-    _no_ties(r, "ndcg_rel")
+    check_no_ties(r, "ndcg_rel")
     gains, ideal = _gains_and_ideal(r, gain)
     width = ideal.shape[1]
     logs = log2_ranks(width)  # divided by, as trec_eval does
@@ -903,7 +890,7 @@ def rndcg(rankings: RankingsLike, *, gain: GainLike = "linear", rel: float = 1) 
     """
     r = as_rankings(rankings)
     rel = check_rel(rel)
-    _no_ties(r, "rndcg")
+    check_no_ties(r, "rndcg")
     gains, ideal = _gains_and_ideal(r, gain)
     logs = log2_ranks(ideal.shape[1])  # divided by, as trec_eval does
     dcg_at = _prefix(gains / logs[: r.depth])

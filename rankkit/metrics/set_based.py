@@ -11,11 +11,10 @@ r the number of relevant documents retrieved (label >= ``rel``).
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
-from .._validation import check_rel
+from .._validation import check_number, check_rel, is_int
 from ..rankings import RankingsLike, as_rankings
 
 __all__ = ["set_average_precision", "set_f", "utility"]
@@ -26,12 +25,6 @@ def _counts(rankings: RankingsLike, rel: float):
     rel = check_rel(rel)
     found = r.relevant(rel).sum(axis=1).astype(np.float64)
     return r, found, r.lengths.astype(np.float64), r.n_relevant(rel).astype(np.float64)
-
-
-def _number(value, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
 
 
 def set_average_precision(rankings: RankingsLike, *, rel: float = 1):
@@ -89,7 +82,7 @@ def set_f(rankings: RankingsLike, *, beta: float = 1.0, rel: float = 1):
     >>> round(set_f([1, 0, 1, 0, 0, 0], beta=1.0), 4)   # P = 1/3, R = 1: F1 = 0.5
     0.5
     """
-    beta = _number(beta, "beta")
+    beta = check_number(beta, "beta")
     if beta < 0:
         raise ValueError(f"beta must be a non-negative number, got {beta!r}")
     r, found, n, n_rel = _counts(rankings, rel)
@@ -140,8 +133,8 @@ def utility(
     >>> utility([1, 0, 1], a=2, b=-1)
     3.0
     """
-    a, b, c, d = (_number(v, name) for v, name in ((a, "a"), (b, "b"), (c, "c"), (d, "d")))
-    if isinstance(n_docs, (bool, np.bool_)) or not isinstance(n_docs, numbers.Integral) or n_docs < 0:
+    a, b, c, d = (check_number(v, name) for v, name in ((a, "a"), (b, "b"), (c, "c"), (d, "d")))
+    if not is_int(n_docs) or n_docs < 0:
         raise ValueError(f"n_docs must be a non-negative integer, got {n_docs!r}")
     r, found, n, n_rel = _counts(rankings, rel)
     with np.errstate(over="ignore"):  # huge coefficients give inf, as in trec_eval
