@@ -17,7 +17,6 @@ import time
 
 import numpy as np
 import pandas as pd
-
 from scipy import stats
 
 from rankkit.stats import compare

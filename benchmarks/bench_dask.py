@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pickle
 import statistics
 import subprocess
 import sys
@@ -140,7 +139,8 @@ def main(argv=None) -> int:
                 assert table.attrs == expected.attrs
             print(f"round {round_ + 1}: " + ", ".join(f"{k} {v[-1]['seconds']:.2f} s" for k, v in results.items()),
                   flush=True)
-    print(f"\nmedian of {args.repeat} (load {os.getloadavg()[0]:.2f}); every Dask table equal to rk.evaluate's, bit for bit")
+    print(f"\nmedian of {args.repeat} (load {os.getloadavg()[0]:.2f}); "
+          "every Dask table equal to rk.evaluate's, bit for bit")
     base = statistics.median(r["seconds"] for r in results["memory"])
     for name, rows in results.items():
         seconds = statistics.median(r["seconds"] for r in rows)

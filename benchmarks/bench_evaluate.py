@@ -426,8 +426,8 @@ def ensure_data(n_queries: int, n_docs: int, out: Path, ids: str = "short") -> t
 def warm_up() -> None:
     """One small run of every path (imports, ranx's numba compilation, scipy for compare)."""
     import rankkit
-    from rankkit.evaluation.scoring import score
     from rankkit import rank
+    from rankkit.evaluation.scoring import score
     with tempfile.TemporaryDirectory() as tmp:
         qrels_path, run_path = ensure_data(50, 100, Path(tmp))
         for fn in file_libraries().values():
@@ -493,9 +493,8 @@ def ranx_within_ties(report: Report, label: str, qrels_path: Path, run_path: Pat
 
 
 def rankkit_stages(qrels_path: Path, run_path: Path) -> dict:
-    from rankkit import read_qrels, read_run
+    from rankkit import rank, read_qrels, read_run
     from rankkit.evaluation.scoring import score
-    from rankkit import rank
     t_qrels, qrels_df = timed(read_qrels, str(qrels_path))
     t_run, run_df = timed(read_run, str(run_path))
     t_rank, rankings = timed(rank, qrels_df, run_df)
@@ -508,8 +507,8 @@ def rankkit_stages(qrels_path: Path, run_path: Path) -> dict:
 def scenario_metric(args, report: Report) -> None:
     import pytrec_eval
 
-    from rankkit.evaluation.scoring import score
     from rankkit import rank
+    from rankkit.evaluation.scoring import score
     qrels_path, run_path = ensure_data(args.queries, max(args.docs), args.data, args.ids[0])
     label = f"metric step {size(args, max(args.docs))}"
     print(f"\n[{label}] the metric step alone", flush=True)
@@ -545,7 +544,7 @@ def scenario_frames(args, report: Report) -> None:
             label = f"frames {size(args, n_docs)} {shape}"
             print(f"\n[{label}] from pandas DataFrames", flush=True)
 
-            def fresh(shape=shape):
+            def fresh(shape=shape, tables=tables):
                 """New frames (new Arrow arrays): nothing prepared for them in any cache."""
                 return tuple(as_frame(t, shape) for t in tables)
 
@@ -853,8 +852,9 @@ def header(args) -> None:
         te_version = f"{te} ({subprocess.run([te, '-v'], capture_output=True, text=True, check=True).stderr.strip()})"
     print(f"{args.queries:,} queries x {', '.join(f'{d:,}' for d in args.docs)} docs; ids {', '.join(args.ids)}; "
           f"scenarios {', '.join(args.scenarios)}")
-    print(f"rankkit {version('rankkit')} ({Path(rankkit.__file__).parent}), pytrec_eval-terrier {version('pytrec_eval-terrier')}, "
-          f"ranx {version('ranx')}, numpy {np.__version__}, pandas {pd.__version__}; trec_eval: {te_version}")
+    print(f"rankkit {version('rankkit')} ({Path(rankkit.__file__).parent}), "
+          f"pytrec_eval-terrier {version('pytrec_eval-terrier')}, ranx {version('ranx')}, "
+          f"numpy {np.__version__}, pandas {pd.__version__}; trec_eval: {te_version}")
 
 
 def csv_list(kind, choices=None):

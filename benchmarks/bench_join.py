@@ -15,8 +15,9 @@ the clock) and is timed cold: fresh tables each round, so no key or index built 
 earlier round is reused. rankkit is timed twice: from the tables through its readers, which
 also check the input (no document twice for a query, finite scores; the engines check
 nothing), and its join alone on frames read outside the clock (document keys included).
-The engines use both cores where they can; rankkit's join uses one. Each result, the label of every rank of every query, is checked
-equal to rankkit's before any time is printed. One process, interleaved rounds, medians::
+The engines use both cores where they can; rankkit's join uses one. Each result, the label
+of every rank of every query, is checked equal to rankkit's before any time is printed. One
+process, interleaved rounds, medians::
 
     python benchmarks/bench_join.py                    # 10,000 queries x 1,000 documents
     python benchmarks/bench_join.py --docs 100 --repeat 5

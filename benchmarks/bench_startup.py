@@ -22,8 +22,9 @@ commands interleaved round by round):
    console script, or ``python -m rankkit`` with ``--module``.
 
 Children run without PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED, as in a user's shell,
-after one run of the command that writes the bytecode. ``--checkout DIR`` measures the ``rankkit`` of another working copy (``PYTHONPATH=DIR``)
-with this environment's packages, e.g. a prototype next to the current code.
+after one run of the command that writes the bytecode. ``--checkout DIR`` measures the
+``rankkit`` of another working copy (``PYTHONPATH=DIR``) with this environment's packages,
+e.g. a prototype next to the current code.
 
     python benchmarks/bench_startup.py                         # all four sections
     python benchmarks/bench_startup.py --rounds 20 --no-large  # example files only
@@ -220,7 +221,7 @@ def section_importtime(args, env: dict, out: dict) -> None:
     rows = importtime(argv, env)
     top = sorted((r for r in rows if r[0] == 1 or "." not in r[3]), key=lambda r: -r[2])
     packages = {}
-    for depth, _, cumulative, name in rows:
+    for _depth, _, cumulative, name in rows:
         root = name.split(".")[0]
         if name == root and root not in packages:
             packages[root] = cumulative
@@ -275,7 +276,7 @@ def section_phases(args, env: dict, out: dict) -> None:
 
 
 def section_command(args, env: dict, out: dict) -> None:
-    print(f"\n[the command] rankkit evaluate -q, five measures, output to a file, fresh processes", flush=True)
+    print("\n[the command] rankkit evaluate -q, five measures, output to a file, fresh processes", flush=True)
     command = rankkit_command(args.module)
     data = {"data/example.* -c": (evaluate_args(*EXAMPLE, complete=True), args.rounds)}
     if args.large:
