@@ -251,12 +251,12 @@ class TestBadInput:
     def test_duplicate_check_confirms_shared_keys_on_the_ids(self, monkeypatch, queries, docs):
         # With a zero multiplier every document of a query gets the query's key: all rows
         # are suspects, and only a document really listed twice may be reported. Rows
-        # grouped by query take the block-wise path (io._suspect_queries), others the pair keys.
+        # grouped by query take the block-wise path (io.checks._suspect_queries), others the pair keys.
+        import rankkit.io.checks
         import rankkit.io.keys
-        import rankkit.io.readers
 
         monkeypatch.setattr(rankkit.io.keys, "GOLD", np.uint64(0))
-        monkeypatch.setattr(rankkit.io.readers, "GOLD", np.uint64(0))
+        monkeypatch.setattr(rankkit.io.checks, "GOLD", np.uint64(0))
         run = pd.DataFrame({"query_id": queries, "doc_id": docs,
                             "score": [3.0, 2.0, 1.0, 0.5, 0.2]})
         assert len(read_run(run)) == 5

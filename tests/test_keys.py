@@ -7,8 +7,8 @@ The join is checked against an independent reference: pyarrow's own hash join
 from __future__ import annotations
 
 import gc
-import weakref
 import warnings
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
+import rankkit.io.checks
+import rankkit.io.dataframes
+import rankkit.io.python_objects
 from rankkit import join
 from rankkit.io import keys as _keys
 
@@ -218,8 +221,9 @@ def test_a_frame_the_readers_returned_is_checked_once_yet_an_edit_in_place_is_ch
                                         "relevance": [1, 0, 2]}))
     assert isinstance(qrels.query_id.dtype, pd.CategoricalDtype)  # the readers' query column
     checked = []
-    original = rk.io.readers._check_duplicates
-    monkeypatch.setattr(rk.io.readers, "_check_duplicates", lambda *a, **k: checked.append(1) or original(*a, **k))
+    original = rankkit.io.checks.check_duplicates
+    for module in (rankkit.io.dataframes, rankkit.io.python_objects):  # the readers of frames and dicts
+        monkeypatch.setattr(module, "check_duplicates", lambda *a, **k: checked.append(1) or original(*a, **k))
     run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"a": 1.0}}
     first = rk.evaluate(qrels, run, ["AP"])
     for _ in range(3):  # compare's judgments, given to evaluate once per run
@@ -261,13 +265,13 @@ def test_a_categorical_of_other_types_is_not_taken_for_the_one_seen():
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 60), min_size=1, max_size=40), min_size=1, max_size=8), st.randoms())
 def test_block_wise_duplicate_check_finds_the_queries_with_a_shared_key(blocks, random):
-    # rankkit.io.readers._suspect_queries, against a set per query: each inner list is one query's
+    # rankkit.io.checks._suspect_queries, against a set per query: each inner list is one query's
     # document keys (few values, so that some repeat), its rows together, codes in any order.
     codes = list(range(len(blocks)))
     random.shuffle(codes)
     keys = np.array([k for block in blocks for k in block], dtype=np.uint64)
     rows = np.repeat(np.array(codes, dtype=np.int16), [len(b) for b in blocks])
-    found = rk.io.readers._suspect_queries(rows, keys)
+    found = rk.io.checks._suspect_queries(rows, keys)
     if len(blocks) * max(map(len, blocks)) > 2 * len(keys):  # too unequal: the pair keys' sort
         assert found is None
     else:
@@ -281,12 +285,12 @@ def test_block_wise_duplicate_check_on_long_queries(sizes):
     rng = np.random.default_rng(sum(sizes))
     keys = rng.integers(0, 2**64, size=sum(sizes), dtype=np.uint64)  # distinct (a fixed seed)
     codes = np.repeat(np.arange(len(sizes), dtype=np.int16), sizes)
-    assert len(rk.io.readers._suspect_queries(codes, keys)) == 0
+    assert len(rk.io.checks._suspect_queries(codes, keys)) == 0
     keys[-1] = keys[-2]
-    assert rk.io.readers._suspect_queries(codes, keys).tolist() == [len(sizes) - 1]
+    assert rk.io.checks._suspect_queries(codes, keys).tolist() == [len(sizes) - 1]
 
 
 def test_block_wise_duplicate_check_needs_queries_together():
     keys = np.arange(4, dtype=np.uint64)
-    assert rk.io.readers._suspect_queries(np.array([0, 1, 0, 1], dtype=np.int8), keys) is None
-    assert rk.io.readers._suspect_queries(np.array([1, 1, 0, 0], dtype=np.int8), keys).tolist() == []
+    assert rk.io.checks._suspect_queries(np.array([0, 1, 0, 1], dtype=np.int8), keys) is None
+    assert rk.io.checks._suspect_queries(np.array([1, 1, 0, 0], dtype=np.int8), keys).tolist() == []

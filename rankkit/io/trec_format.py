@@ -51,7 +51,7 @@ import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import closing, contextmanager, nullcontext
-from typing import IO, Any, Union
+from typing import IO, Any
 
 import numpy as np
 import pyarrow as pa
@@ -85,7 +85,7 @@ _OS_REASONS = {errno.ENOENT: "no such file", errno.EISDIR: "is a directory", err
 
 # What a parse found: query ids and document ids (Arrow text or bytes), values (float64)
 # and the 6th field of the last data line (the run tag) if it has one.
-_Parsed = tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray, Union[bytes, None]]
+_Parsed = tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray, bytes | None]
 
 
 

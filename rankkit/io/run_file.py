@@ -1,0 +1,230 @@
+"""A TREC run file read in frames of whole queries, within a memory bound: :class:`RunFile`.
+
+A run grouped by query is read block by block, each block's last query carried over to the
+next (:meth:`RunFile.grouped`); a run in any order is first spread over temporary Arrow files
+by a hash of its query ids (:meth:`RunFile.partitioned`). Each frame is the one
+:func:`rankkit.io.read_run` makes, checked the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .checks import check_duplicates
+from .columnar import columnar_format
+from .layout import build_frame, query_series
+from .trec_format import blocks as trec_file_blocks
+from .trec_format import lines_of, opened
+
+_BLOCK_BYTES = 64 << 20  # bytes of lines per frame by default: well within memory, few frames
+_PARTS = 256  # temporary files a run in any order is spread over by default
+
+
+class RunNotGrouped(Exception):
+    """A run file's query comes back after other queries: its lines are not grouped by query."""
+
+
+class RunFile:
+    """A TREC run file read in frames of whole queries, for runs larger than memory.
+
+    ``RunFile(source, size)`` opens a TREC text file (a path or a binary file object; see
+    :meth:`is_trec`; Parquet and Feather files are read whole). :meth:`grouped` yields
+    frames like :func:`read_run`'s, each about ``size`` bytes of lines and every line of
+    its queries; it raises :class:`RunNotGrouped` when a query comes back after others.
+    :meth:`partitioned` works for any order: it first writes the lines to temporary Arrow
+    files by a hash of their query. After either, ``tag`` is the tag of the file's last
+    data line (trec_eval's runid). Errors name the file and the line, as :func:`read_run`.
+    """
+
+    def __init__(self, source: Any, size: int = _BLOCK_BYTES):
+        self._input, self.size, self.tag = opened(source), size, None
+        self.name = self._input.name
+        self.total = self._input.size  # bytes (None when not known: gzip, a pipe)
+        self.on_read: Any = None  # called with the bytes of each block read
+
+    @staticmethod
+    def is_trec(source: Any) -> bool:
+        """Whether ``source`` is read as a TREC text file (a path or a binary file object that
+        is not Parquet or Feather)."""
+        if isinstance(source, (str, os.PathLike)):
+            return columnar_format(source) is None
+        if not hasattr(source, "read"):
+            return False
+        try:
+            start = source.tell() if source.seekable() else None
+        except (OSError, AttributeError, ValueError):
+            start = None
+        try:
+            return columnar_format(source) is None  # reads a columnar file object: put it back
+        finally:
+            if start is not None:
+                source.seek(start)
+
+    def __enter__(self) -> RunFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._input.__exit__()
+
+    def _blocks(self, size: int | None = None) -> Iterator[tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray]]:
+        self.tag = None
+        for _, query_ids, doc_ids, scores, tag, size_read in trec_file_blocks(self._input, "run", size or self.size):
+            self.tag = tag if tag is not None else self.tag
+            if self.on_read is not None:
+                self.on_read(size_read)
+            if len(scores):  # not a block of comments
+                yield query_ids, doc_ids, scores
+
+    def grouped(self) -> Iterator[pd.DataFrame]:
+        """Frames of whole queries, in file order; :class:`RunNotGrouped` if a query's lines
+        are not all together (told by a hash of each query id done)."""
+        done = _Hashes()
+        carry = None  # the lines of the last query read so far: it may go on in the next block
+        for block in self._blocks():
+            if carry is not None:
+                block = tuple(_joined(a, b) for a, b in zip(carry, block))
+            rest, carry = _cut_last_query(block)
+            rest = [rest]
+            del block
+            if len(rest[0][2]):
+                yield self._frame(rest.pop(), done)  # held by the frame alone while the caller works
+        if carry is not None and len(carry[2]):
+            yield self._frame(carry, done)
+
+    def _frame(self, arrays: tuple, done: _Hashes | None = None) -> pd.DataFrame:
+        frame = build_frame(query_series(arrays[0], all_used=False), arrays[1], arrays[2], "run")
+        if done is not None and not done.add(_query_hashes(frame.query_id.cat.categories)):
+            raise RunNotGrouped(self.name)
+        check_duplicates(frame, "run", where=self.name,
+                          lines=lambda query, doc: lines_of(self._input, query, doc))
+        frame.attrs["name"] = self.tag
+        return frame
+
+    def partitioned(self, directory: str, parts: int = _PARTS) -> Iterator[pd.DataFrame]:
+        """Frames of whole queries, whatever the order of the lines: each line goes to one of
+        ``parts`` Arrow files in ``directory`` by a hash of its query; then consecutive
+        files are read back together up to about ``size`` bytes of lines."""
+        paths = [os.path.join(directory, f"part{i:04d}.arrow") for i in range(parts)]
+        schema = pa.schema([("query_id", pa.large_binary()), ("doc_id", pa.large_binary()), ("score", pa.float64())])
+        sizes = np.zeros(parts, dtype=np.int64)
+        writers = [None] * parts
+        try:
+            for query_ids, doc_ids, scores in self._blocks(max(self.size // 2, 1)):  # copied twice below
+                table = pa.table([_as_bytes(query_ids), _as_bytes(doc_ids), pa.array(scores)], schema=schema)
+                part = _query_hashes(table.column(0), per_row=True) % parts
+                order = np.argsort(part, kind="stable")  # the block's lines, part by part
+                table = table.take(order)
+                bounds = np.searchsorted(part[order], np.arange(parts + 1))
+                for i in np.flatnonzero(np.diff(bounds)):
+                    rows = table.slice(bounds[i], bounds[i + 1] - bounds[i])
+                    if writers[i] is None:
+                        writers[i] = pa.ipc.new_stream(paths[i], schema)
+                    writers[i].write_table(rows)
+                    sizes[i] += rows.nbytes
+        finally:
+            for writer in writers:
+                if writer is not None:
+                    writer.close()
+        yield from self._read_parts([p for p, w in zip(paths, writers) if w is not None], sizes[sizes > 0])
+
+    def _read_parts(self, paths: list[str], sizes: np.ndarray) -> Iterator[pd.DataFrame]:
+        """The partitions, as few at a time as keep each group within ``size`` bytes."""
+        group: list[str] = []
+        held = 0
+        for path, size in [*zip(paths, sizes.tolist()), (None, 0)]:
+            if group and (path is None or held + size > self.size):
+                table = pa.concat_tables([pa.ipc.open_stream(p).read_all() for p in group])
+                for p in group:
+                    os.remove(p)
+                columns = [(table.column(0), table.column(1), table.column(2).to_numpy())]
+                del table
+                yield self._frame(columns.pop())
+                group, held = [], 0
+            if path is not None:
+                group.append(path)
+                held += size
+
+
+class _Hashes:
+    """A set of 64-bit hashes as sorted arrays (a few levels, merged as they grow): 8 bytes
+    a query, where a set of ids would take ~60."""
+
+    def __init__(self) -> None:
+        self._levels: list[np.ndarray] = []
+
+    def add(self, hashes: np.ndarray) -> bool:
+        """Add ``hashes``; False if one of them was there (then nothing is added)."""
+        hashes = np.sort(hashes)
+        for level in self._levels:
+            at = np.minimum(np.searchsorted(level, hashes), len(level) - 1)
+            if (level[at] == hashes).any():
+                return False
+        self._levels.append(hashes)
+        while len(self._levels) > 1 and len(self._levels[-2]) <= 2 * len(self._levels[-1]):
+            top = self._levels.pop()
+            self._levels[-1] = np.union1d(self._levels[-1], top)
+        return True
+
+
+def _joined(a: Any, b: Any) -> Any:
+    """Two blocks' columns one after the other (ids as bytes if their types differ)."""
+    if isinstance(a, np.ndarray):
+        return np.concatenate([a, b])
+    if a.type != b.type:
+        a, b = _as_bytes(a), _as_bytes(b)
+    return pa.chunked_array(a.chunks + b.chunks, type=a.type)
+
+
+def _as_bytes(ids: pa.ChunkedArray) -> pa.ChunkedArray:
+    chunks = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c for c in ids.chunks]
+    return pa.chunked_array([c.cast(pa.large_binary()) for c in chunks], type=pa.large_binary())
+
+
+def _last_query(query_ids: pa.ChunkedArray) -> np.ndarray:
+    """A mask of the rows whose query is the last row's."""
+    last = query_ids[len(query_ids) - 1]
+    value = last.value if isinstance(last, pa.DictionaryScalar) else last
+    masks = []
+    for chunk in query_ids.chunks:
+        if pa.types.is_dictionary(chunk.type):
+            at = pc.index(chunk.dictionary, value).as_py()
+            masks.append(chunk.indices.to_numpy(zero_copy_only=False) == at)
+        else:
+            masks.append(pc.equal(chunk, value).to_numpy(zero_copy_only=False))
+    return np.concatenate(masks)
+
+
+def _cut_last_query(block: tuple) -> tuple[tuple, tuple]:
+    """``(rest, carry)``: a block's columns without, and with only, the lines of its last
+    line's query. Those lines usually end the block: then ``rest`` is a slice (no copy) and
+    ``carry`` a copy (it must not hold the whole block's buffers); else both are filtered."""
+    last = _last_query(block[0])
+    cut = len(last) - int(np.argmin(last[::-1])) if not last.all() else 0  # where the tail of True begins
+    if last[:cut].any():  # the query also comes earlier: not a tail
+        return _split(block, ~last), _split(block, last)
+    rest = (block[0].slice(0, cut), block[1].slice(0, cut), block[2][:cut])
+    tail = pa.array(np.arange(len(last) - cut))  # taken from the slice: Arrow would first join every chunk
+    return rest, (block[0].slice(cut).take(tail), block[1].slice(cut).take(tail), block[2][cut:].copy())
+
+
+def _split(block: tuple, rows: np.ndarray) -> tuple:
+    mask = pa.array(rows)
+    return block[0].filter(mask), block[1].filter(mask), block[2][rows]
+
+
+def _query_hashes(ids: Any, per_row: bool = False) -> np.ndarray:
+    """A 64-bit hash of each query id (the same within a process): of an Index of ids, or
+    of each row of an Arrow column (``per_row``, through its distinct ids)."""
+    if not per_row:
+        return np.fromiter((hash(q) for q in ids), dtype=np.int64, count=len(ids))
+    encoded = pc.dictionary_encode(ids).combine_chunks()
+    distinct = np.fromiter((hash(q) for q in encoded.dictionary.to_pylist()), dtype=np.int64,
+                           count=len(encoded.dictionary))
+    return distinct[encoded.indices.to_numpy(zero_copy_only=False)].view(np.uint64)
