@@ -7,7 +7,7 @@ value; private kernels trust their input.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -135,3 +135,71 @@ def check_no_ties(rankings, name: str, wording: str = "labels") -> None:
     """Refuse rankings ranked with ``ties='average'`` (``rankings.ties`` is set) for metric ``name``."""
     if rankings.ties is not None:
         raise ValueError(_NO_TIES[wording].format(name=name))
+
+
+def check_nonnegative_number(value, name: str) -> float:
+    """Return ``value`` as a float: a finite real number >= 0."""
+    if not (is_real(value) and np.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+def check_count(value, name: str) -> int:
+    """Return ``value`` as an int: an integer >= 0, not a bool."""
+    if not is_int(value) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def check_bool(value, name: str) -> bool:
+    """Return ``value`` as a bool: True or False (numpy's too), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_gain(gain, options: Iterable[str], name: str = "gain"):
+    """Return ``gain`` if it is one of ``options`` (``"linear"``, ``"exp"``) or a mapping
+    label -> gain with non-negative finite labels and finite gains."""
+    if isinstance(gain, str):
+        return check_option(gain, options, name)
+    if not isinstance(gain, Mapping):
+        raise ValueError(f"{name} must be 'linear', 'exp' or a mapping label -> gain, got {gain!r}")
+    for label, value in gain.items():
+        if not (is_real(label) and np.isfinite(label) and label >= 0):
+            raise ValueError(f"{name} mapping keys must be non-negative finite labels, got {label!r}")
+        if not (is_real(value) and np.isfinite(value)):
+            raise ValueError(
+                f"{name} mapping values must be finite numbers, got {value!r} for label {label!r}"
+            )
+    return gain
+
+
+def check_base(base) -> float:
+    """The base of a logarithmic discount: a finite number > 1."""
+    if not (is_real(base) and np.isfinite(base) and base > 1):
+        raise ValueError(f"base must be a finite number > 1, got {base!r}")
+    return float(base)
+
+
+def check_max_grade(max_grade, allowed: str = "a positive number or None") -> float:
+    """The largest label of a graded scale: a finite number > 0 (``allowed`` says what else
+    the caller takes, for the message)."""
+    if not (is_real(max_grade) and np.isfinite(max_grade) and max_grade > 0):
+        raise ValueError(f"max_grade must be {allowed}, got {max_grade!r}")
+    return float(max_grade)
+
+
+def check_recall_levels(recall_levels, name: str = "recall_levels") -> np.ndarray:
+    """Recall levels as a 1-D float64 array of finite numbers in [0, 1]."""
+    try:
+        levels = np.atleast_1d(np.asarray(recall_levels, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers in [0, 1], got {recall_levels!r}") from None
+    if levels.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {levels.shape}")
+    check_finite(levels, name)
+    bad = (levels < 0) | (levels > 1)
+    if bad.any():
+        raise ValueError(f"{name} must be in [0, 1], got {float(levels[bad][0])!r}")
+    return levels

@@ -35,7 +35,7 @@ import pandas as pd
 from ._interpolation import interpolate, recall_cut
 from ._numerics import ln, rank_product, rank_sum
 from .._validation import (
-    check_finite, check_k, check_n_relevant, check_no_ties, check_option, check_rel, is_real,
+    check_k, check_n_relevant, check_no_ties, check_option, check_recall_levels, check_rel, is_real,
 )
 from ..rankings import Rankings, RankingsLike, as_rankings
 
@@ -737,17 +737,7 @@ def _precision_matrix(r: Rankings, relevant: np.ndarray):
 def _check_levels(recall_levels) -> np.ndarray:
     if recall_levels is None:
         return STANDARD_RECALL_LEVELS.copy()
-    try:
-        levels = np.atleast_1d(np.asarray(recall_levels, dtype=np.float64))
-    except (TypeError, ValueError):
-        raise ValueError(f"recall_levels must be numbers in [0, 1], got {recall_levels!r}") from None
-    if levels.ndim != 1:
-        raise ValueError(f"recall_levels must be 1-D, got shape {levels.shape}")
-    check_finite(levels, "recall_levels")
-    bad = (levels < 0) | (levels > 1)
-    if bad.any():
-        raise ValueError(f"recall_levels must be in [0, 1], got {float(levels[bad][0])!r}")
-    return levels
+    return check_recall_levels(recall_levels)
 
 
 def _iprec_at_levels(r: Rankings, levels: np.ndarray, n_rel: np.ndarray, rel: float,

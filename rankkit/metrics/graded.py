@@ -45,7 +45,9 @@ from ._numerics import (
     rank_sum,
     weighted_rank_sum,
 )
-from .._validation import check_k, check_no_ties, check_option, check_probability, check_rel, is_real
+from .._validation import (
+    check_base, check_gain, check_k, check_max_grade, check_no_ties, check_option, check_probability, check_rel,
+)
 from ..rankings import FloatArray, Rankings, RankingsLike, as_rankings
 
 GAINS = ("linear", "exp")
@@ -93,18 +95,9 @@ def _gain_function(gain: GainLike, name: str = "gain") -> GainFunction:
     "level 3 remains at the default"). Public functions of this module call it once; other
     modules that accept a ``gain`` should reuse it rather than re-implement it.
     """
+    check_gain(gain, GAINS, name)
     if isinstance(gain, str):
-        check_option(gain, GAINS, name)
         return _linear if gain == "linear" else _exp
-    if not isinstance(gain, Mapping):
-        raise ValueError(f"{name} must be 'linear', 'exp' or a mapping label -> gain, got {gain!r}")
-    for label, value in gain.items():
-        if not (is_real(label) and np.isfinite(label) and label >= 0):
-            raise ValueError(f"{name} mapping keys must be non-negative finite labels, got {label!r}")
-        if not (is_real(value) and np.isfinite(value)):
-            raise ValueError(
-                f"{name} mapping values must be finite numbers, got {value!r} for label {label!r}"
-            )
     keys = np.fromiter((float(key) for key in gain), dtype=np.float64, count=len(gain))
     values = np.fromiter((float(v) for v in gain.values()), dtype=np.float64, count=len(gain))
     order = np.argsort(keys)
@@ -155,8 +148,7 @@ def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
 def _discount_function(discount: str, base) -> DiscountFunction:
     """Validate ``discount`` and ``base`` once; return ``n -> weights of ranks 1..n``."""
     discount = check_option(discount, DISCOUNTS, "discount")
-    if not (is_real(base) and np.isfinite(base) and base > 1):
-        raise ValueError(f"base must be a finite number > 1, got {base!r}")
+    check_base(base)
     if discount == "log2":
         if base != 2:
             raise ValueError(
@@ -178,8 +170,7 @@ def _dcg(gains: np.ndarray, discount: DiscountFunction = discounts) -> np.ndarra
 
 def _check_max_grade(max_grade, labels: np.ndarray, allowed: str = "a positive number or None") -> float:
     """A finite number > 0 that no label exceeds."""
-    if not (is_real(max_grade) and np.isfinite(max_grade) and max_grade > 0):
-        raise ValueError(f"max_grade must be {allowed}, got {max_grade!r}")
+    check_max_grade(max_grade, allowed)
     if labels.size and labels.max() > max_grade:
         raise ValueError(f"labels must be <= max_grade={max_grade!r}, got {float(labels.max())!r}")
     return float(max_grade)
