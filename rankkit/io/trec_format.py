@@ -8,7 +8,7 @@ TREC files are read the way trec_eval 10 reads them, as bytes:
   6 (those after the tag are ignored); any other count is an error naming the file and the
   line, which shows the line expected (``run.txt line 17: expected at least 6 columns, got
   5; a run line is 'qid Q0 docno rank score tag'``) and says when the file looks like the
-  other kind: judgments given as the run, or the reverse (:func:`column_error`).
+  other kind: judgments given as the run, or the reverse (:func:`_column_error`).
 - Blank lines, and lines whose first non-blank character is ``#``, are skipped in both files.
 - A score or label is a plain decimal number (``1``, ``-2``, ``+.5``, ``5.``, ``1e-3``,
   ``1E+04``); anything else (``1_000``, ``0x3``, non-ASCII digits, ``inf``, ``nan``) is an
@@ -78,6 +78,7 @@ _BOM = b"\xef\xbb\xbf"
 _GZIP = b"\x1f\x8b"
 _BINARY_WITHIN = 8192  # bytes: a file with a NUL byte there is "not a text file" before all else
 _SPOOL_IN_MEMORY = 1 << 26  # a pipe is kept (to be read again) in memory up to 64 MB, then on disk
+_HEAD_BLOCK = 1 << 16  # bytes read first to choose the delimiter and rule out a second BOM
 NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE = (b"inf", b"infinity", b"nan")
 _OS_REASONS = {errno.ENOENT: "no such file", errno.EISDIR: "is a directory", errno.EACCES: "permission denied"}
@@ -116,13 +117,14 @@ def blocks(source: Any, kind: str, size: int) -> Iterator[tuple[str, pa.ChunkedA
         for data in _line_blocks(_chunks(inp, min(size, _BLOCK)), size):
             with _Input.of_block(data, inp.name, first_line) as part:
                 query_ids, doc_ids, values, tag = _parse_input(part, kind)
-            if part.lines is None:  # 3x faster than bytes.count
+            if part.lines is None:  # NumPy counts faster than bytes.count
                 part.lines = int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A))
             first_line += part.lines
             size_read = len(data)
             del data, part  # not held while the caller works on the block
             rows += len(values)
-            yield inp.name, query_ids, doc_ids, values, None if tag is None or kind != "run" else id_text(tag), size_read
+            run_tag = None if tag is None or kind != "run" else id_text(tag)
+            yield inp.name, query_ids, doc_ids, values, run_tag, size_read
     finally:
         if inp is not source:
             inp.__exit__()
@@ -451,7 +453,7 @@ class _CleanScan:
     fails at a ``\\r`` (pyarrow ends a line there, trec_eval does not) and at two blanks in a
     row (the file's start counts as one): an empty field, leading or trailing whitespace, a
     blank line. It counts the blanks; :meth:`proves` compares the count with the rows pyarrow
-    made. Cost: a memchr and four NumPy passes over the bytes, ~0.15 s of CPU per 300 MB.
+    made. Cost: a memchr and four NumPy passes over the bytes.
     """
 
     def __init__(self) -> None:
@@ -548,7 +550,7 @@ class _Proof(threading.Thread):
 def _parse_clean(inp: _Input, kind: str) -> _Parsed | None:
     """The file parsed by pyarrow.csv straight from its bytes, vouched for by a
     :class:`_CleanScan` of them; None if it cannot be."""
-    with closing(_chunks(inp, 1 << 16)) as chunks:
+    with closing(_chunks(inp, _HEAD_BLOCK)) as chunks:
         head = next(chunks, b"")
     if head.startswith(_BOM):  # a second one (the file's own is gone): pyarrow would drop it
         return None
@@ -656,7 +658,7 @@ def _normalize(block: bytearray, kind: str, first_line: int,
     Returns the text, the number of lines, the 6th field of the last data line (the run
     tag; None for qrels or without a data line), and the error of the first line (numbered
     from ``first_line``) with the wrong number of fields or a NUL byte, if any: the text
-    then stops before that line. ``block`` is overwritten. Cost: ~25 ms per 4 MB.
+    then stops before that line. ``block`` is overwritten.
     """
     _, _, ncols, extra_ok = FORMATS[kind]
     error = None
@@ -681,7 +683,7 @@ def _normalize(block: bytearray, kind: str, first_line: int,
     if len(bad):
         i = int(bad[0])
         fields = [bytes(block[starts[j]: ends[j]]) for j in range(first[i], first[i] + count[i])]
-        error = column_error(f"{name} line {first_line + i}", kind, fields)
+        error = _column_error(f"{name} line {first_line + i}", kind, fields)
         data[i:] = False
         drop.append(([line_starts[i]], [len(a)]))
     lines = np.flatnonzero(data)
@@ -740,11 +742,11 @@ def _parse_normalized(inp: _Input, kind: str) -> _Parsed | None:
 # --------------------------------------------------------------------------- errors
 
 #: The line each kind of file holds, as messages show it.
-LINE_FORMATS = {"qrels": "qid iter docno rel", "run": "qid Q0 docno rank score tag"}
+_LINE_FORMATS = {"qrels": "qid iter docno rel", "run": "qid Q0 docno rank score tag"}
 _SWAP = "Swap the arguments: the judgments (QRELS) first, then the run (RUN)"
 
 
-def column_error(where: str, kind: str, fields: list[bytes]) -> ValueError:
+def _column_error(where: str, kind: str, fields: list[bytes]) -> ValueError:
     """The error of a line of ``kind`` whose ``fields`` are too many or too few: the line
     expected, or, when the line looks like the other kind's, that the files look swapped.
 
@@ -756,11 +758,11 @@ def column_error(where: str, kind: str, fields: list[bytes]) -> ValueError:
     count = len(fields)
     message = f"{where}: expected {'at least ' if extra_ok else ''}{ncols} columns, got {count}"
     if kind == "qrels" and count >= FORMATS["run"][2] and all(NUMBER.fullmatch(f) for f in fields[3:5]):
-        hint = f"this looks like a run line ({LINE_FORMATS['run']}): was the run given as QRELS? {_SWAP}"
+        hint = f"this looks like a run line ({_LINE_FORMATS['run']}): was the run given as QRELS? {_SWAP}"
     elif kind == "run" and count == FORMATS["qrels"][2] and NUMBER.fullmatch(fields[3]):
-        hint = f"this looks like a qrels line ({LINE_FORMATS['qrels']}): were the judgments given as RUN? {_SWAP}"
+        hint = f"this looks like a qrels line ({_LINE_FORMATS['qrels']}): were the judgments given as RUN? {_SWAP}"
     else:
-        hint = f"a {kind} line is '{LINE_FORMATS[kind]}'"
+        hint = f"a {kind} line is '{_LINE_FORMATS[kind]}'"
     return ValueError(f"{message}; {hint}")
 
 
@@ -811,7 +813,7 @@ def _scan_lines(inp: _Input, kind: str) -> _Parsed:
             if not fields or fields[0].startswith(b"#"):
                 continue
             if len(fields) < ncols or (len(fields) > ncols and not extra_ok):
-                raise column_error(where, kind, fields)
+                raise _column_error(where, kind, fields)
             values.append(_number(fields[at], where, value_col))
             queries.append(fields[0])
             docs.append(fields[2])
