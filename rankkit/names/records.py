@@ -1,0 +1,321 @@
+"""The registry: one record per metric.
+
+A record (:class:`MetricInfo`) holds everything rankkit knows about a metric: its function,
+its names (rankkit's canonical name and aliases, trec_eval's names with their place in
+trec_eval's print order, ir_measures' names), its typed parameters (:class:`Param`: type,
+default, range, description), whether it takes a cutoff, how the ``all`` line aggregates
+it. Adding a metric touches its family's module (:mod:`rankkit.metrics`) and its record
+here; the tables of names (:data:`NAME_ALIASES`, :data:`TREC_ORDER`, :data:`TREC_FAMILIES`,
+:data:`NICKNAMES`, :data:`IR_MEASURES`) are derived from the records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..metrics import binary, cwl, graded, incomplete, overlap, set_based
+from . import parameters as P
+from .parameters import Param
+from .trec_eval import (
+    OFFICIAL,
+    SET,
+    TrecName,
+    beta_params,
+    cutoffs,
+    levels,
+    levels_params,
+    pairs,
+    plain,
+    raw,
+    rbp_pairs,
+    relstring_params,
+    utility_params,
+)
+
+__all__ = ["MetricInfo", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "TREC_FAMILIES", "NICKNAMES", "IR_MEASURES",
+           "lookup_name"]
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """One record of the registry: a metric, its names and its parameters.
+
+    Attributes
+    ----------
+    name : str
+        rankkit's canonical name (the key of :data:`REGISTRY`, what ``str(Metric)`` prints).
+    func : callable
+        ``func(rankings, **params)`` -> one value per query.
+    parameters : tuple of Param
+        The keyword parameters a spec may set (``k`` excluded), typed. A record with
+        ``rel`` takes the relevance level of ``evaluate(rel=...)`` (trec_eval ``-l``); one
+        with ``n_docs``, ``evaluate(n_docs=...)`` (trec_eval ``-N``).
+    cutoff : bool
+        Whether the spec takes ``@k`` (passed as ``k=``).
+    aggregate : {"mean", "sum", "gmean", "first", "none"}
+        The ``all`` line: the mean over queries; the sum (counts, printed as integers);
+        the geometric mean with trec_eval's floor 1e-5 (gm_map); the run's value (runid);
+        none (relstring).
+    kind : {"float", "int", "str"}
+        How a value prints.
+    summary_only : bool
+        trec_eval prints no per-query line for it (num_q, gm_map, runid).
+    required : tuple of str
+        Parameters a spec must set; ``"k"``: the cutoff ``@k`` (SDCG, NERR8, NERR9, BPM).
+    data_max_grade : bool
+        ``max_grade``, when the spec does not set it, is the largest label of the whole
+        data set (ERR, the C/W/L metrics), so that a query's value does not depend on the
+        others scored.
+    trec : tuple of TrecName
+        trec_eval's names for it, each with its place in trec_eval's print order.
+    summary : str
+        One line for the help text.
+    batch : callable or None
+        ``batch(rankings, values, **params)`` -> array (n_queries, len(values)): the metric
+        at several values of its first parameter in one pass (``iprec``: every recall
+        level of trec_eval's ``iprec_at_recall`` from one interpolation).
+    aliases : tuple of str
+        Other rankkit names for it (``MRR``, ``recip_rank``).
+    ir_measures : tuple of str
+        ir_measures' names for it (``nDCG``, ``NDCG``).
+    """
+
+    name: str
+    func: Callable[..., Any]
+    parameters: tuple[Param, ...] = ()
+    cutoff: bool = True
+    aggregate: str = "mean"
+    kind: str = "float"
+    summary_only: bool = False
+    required: tuple[str, ...] = ()
+    data_max_grade: bool = False
+    trec: tuple[TrecName, ...] = ()
+    summary: str = ""
+    batch: Callable[..., np.ndarray] | None = None
+    aliases: tuple[str, ...] = ()
+    ir_measures: tuple[str, ...] = ()
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """The names of :attr:`parameters`, in order."""
+        return tuple(p.name for p in self.parameters)
+
+    @property
+    def level(self) -> bool:
+        """Whether trec_eval's relevance level (``-l``) sets its ``rel``."""
+        return "rel" in self.params
+
+    def parameter(self, name: str) -> Param:
+        """The parameter called ``name`` (KeyError if it takes none)."""
+        for param in self.parameters:
+            if param.name == name:
+                return param
+        raise KeyError(name)
+
+
+def _iprec(rankings, *, recall, **kwargs):
+    """Interpolated precision at one recall level (trec_eval ``iprec_at_recall``)."""
+    values = binary.interpolated_precision(rankings, recall_levels=[recall], **kwargs)
+    return np.asarray(values, dtype=np.float64).reshape(-1, 1)[:, 0]
+
+
+def _iprec_levels(rankings, values, **kwargs):
+    levels = values
+    values = binary.interpolated_precision(rankings, recall_levels=levels, **kwargs)
+    return np.asarray(values, dtype=np.float64).reshape(len(rankings), len(levels))
+
+
+def _iprec_avg(rankings, *, levels=None, **kwargs):
+    return binary.interpolated_precision_average(rankings, recall_levels=levels, **kwargs)
+
+
+def _one(rankings) -> np.ndarray:
+    """1 per query: summed, the number of queries (trec_eval ``num_q``)."""
+    return np.ones(len(rankings))
+
+
+def _run_name(rankings) -> np.ndarray:
+    """The run's tag on every query (trec_eval ``runid``)."""
+    return np.full(len(rankings), getattr(rankings, "run_name", None) or "", dtype=object)
+
+
+_REL = (P.REL,)
+_DCG = (P.GAIN, P.DISCOUNT, P.BASE)
+_COUNT = {"cutoff": False, "aggregate": "sum", "kind": "int"}
+_CWL = {"data_max_grade": True}
+
+_RECORDS = (
+    MetricInfo("P", binary.precision, _REL, trec=(cutoffs("P", at=11),), summary="precision at k",
+               aliases=("Precision",), ir_measures=("P", "Precision")),
+    MetricInfo("R", binary.recall, _REL, trec=(cutoffs("recall", at=13),), summary="recall at k",
+               aliases=("Recall",), ir_measures=("R", "Recall")),
+    MetricInfo("RelP", binary.relative_precision, _REL, trec=(cutoffs("relative_P", at=28),),
+               summary="relevant in the top k over min(k, R)"),
+    MetricInfo("Rprec", binary.r_precision, (P.MULTIPLE, P.REL), cutoff=False,
+               trec=(plain("Rprec", at=7),
+                     levels("Rprec_mult", "multiple", ".2,.4,.6,.8,1,1.2,1.4,1.6,1.8,2", at=16)),
+               summary="precision at rank R (multiple=x: at x * R)",
+               aliases=("R-prec", "R_prec"), ir_measures=("Rprec", "RPrec")),
+    MetricInfo("success", binary.success, _REL, trec=(cutoffs("success", "1,5,10", at=29),),
+               summary="1 if a relevant document is in the top k, else 0", ir_measures=("Success",)),
+    MetricInfo("AP", binary.average_precision, (P.REL, P.NORMALIZE),
+               trec=(plain("map", at=5), cutoffs("map_cut", at=27)),
+               summary="average precision (trec_eval map, map_cut)", ir_measures=("AP", "MAP")),
+    MetricInfo("GMAP", binary.average_precision, _REL, cutoff=False, aggregate="gmean", summary_only=True,
+               trec=(plain("gm_map", at=6),), summary="AP per query; the geometric mean over queries"),
+    MetricInfo("YAAP", binary.yaap, _REL, cutoff=False, trec=(plain("yaap", at=36, all_trec=False),),
+               summary="yet another AP: log((1 + S) / (1 + R - S)), S = R * AP (Robertson 2012)"),
+    MetricInfo("RR", binary.reciprocal_rank, _REL, trec=(plain("recip_rank", at=9),),
+               summary="reciprocal rank of the first relevant document",
+               aliases=("recip_rank", "MRR"), ir_measures=("RR", "MRR")),
+    MetricInfo("bpref", binary.bpref, _REL, cutoff=False, trec=(plain("bpref", at=8),),
+               summary="binary preference (Buckley & Voorhees 2004)", ir_measures=("Bpref", "BPref")),
+    MetricInfo("GM_bpref", binary.bpref, _REL, cutoff=False, aggregate="gmean", summary_only=True,
+               trec=(plain("gm_bpref", at=15),), summary="bpref per query; the geometric mean over queries"),
+    MetricInfo("iprec", _iprec, (P.RECALL, P.REL, P.ROUNDING), cutoff=False, required=("recall",),
+               trec=(levels("iprec_at_recall", "recall", at=10, rounding="nearest"),),
+               batch=_iprec_levels, ir_measures=("IPrec",),
+               summary="interpolated precision at a recall level: the best precision at "
+                       "recall >= it (rounding='nearest': trec_eval 10, 'plus_0.9': 9)"),
+    MetricInfo("iprec_avg", _iprec_avg, (P.LEVELS, P.REL, P.ROUNDING), cutoff=False,
+               trec=(raw("11pt_avg", "0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1", levels_params, at=18, rounding="nearest"),),
+               summary="mean interpolated precision over recall levels (11-point average)"),
+    MetricInfo("infAP", incomplete.inferred_average_precision, _REL, cutoff=False, trec=(plain("infAP", at=14),),
+               summary="inferred AP from a sampled pool (Yilmaz & Aslam 2006)", ir_measures=("infAP",)),
+    MetricInfo("judged", binary.judged, (), summary="fraction of the top k that is judged", ir_measures=("Judged",)),
+    MetricInfo("unjudged", incomplete.unjudged, (), trec=(cutoffs("unj", "5,10,20", at=39),),
+               summary="fraction of the top k ranks holding an unjudged document"),
+    MetricInfo("runid", _run_name, cutoff=False, aggregate="first", kind="str", summary_only=True,
+               trec=(plain("runid", at=0),), summary="the run's tag (its last line's)"),
+    MetricInfo("num_q", _one, summary_only=True, trec=(plain("num_q", at=1),), summary="number of queries scored",
+               ir_measures=("NumQ",), **_COUNT),
+    MetricInfo("num_ret", binary.num_retrieved, (), trec=(plain("num_ret", at=2),),
+               summary="number of documents retrieved", ir_measures=("NumRet",), **_COUNT),
+    MetricInfo("num_rel", binary.num_relevant, _REL, trec=(plain("num_rel", at=3),),
+               summary="number of relevant documents (judged, retrieved or not)", ir_measures=("NumRel",), **_COUNT),
+    MetricInfo("num_rel_ret", binary.num_relevant_retrieved, _REL, trec=(plain("num_rel_ret", at=4),),
+               summary="number of relevant documents retrieved", ir_measures=("NumRelRet",), **_COUNT),
+    MetricInfo("num_nonrel_judged_ret", binary.num_nonrelevant_judged_retrieved, _REL,
+               trec=(plain("num_nonrel_judged_ret", at=35),),
+               summary="number of judged non-relevant documents retrieved", **_COUNT),
+    MetricInfo("relstring", incomplete.relevance_string, (), aggregate="none", kind="str",
+               trec=(raw("relstring", "10", relstring_params, at=12),),
+               summary="the labels of the top k as a string"),
+    MetricInfo("SetP", binary.precision, _REL, cutoff=False, trec=(plain("set_P", at=30),),
+               summary="precision of the retrieved set", ir_measures=("SetP",)),
+    MetricInfo("SetR", binary.recall, _REL, cutoff=False, trec=(plain("set_recall", at=32),),
+               summary="recall of the retrieved set", ir_measures=("SetR",)),
+    MetricInfo("SetRelP", binary.relative_precision, _REL, cutoff=False, trec=(plain("set_relative_P", at=31),),
+               summary="relevant retrieved over min(retrieved, R)", ir_measures=("SetRelP",)),
+    MetricInfo("SetAP", set_based.set_average_precision, _REL, cutoff=False, trec=(plain("set_map", at=33),),
+               summary="set precision times set recall", ir_measures=("SetAP",)),
+    MetricInfo("SetF", set_based.set_f, (P.BETA, P.REL), cutoff=False,
+               trec=(raw("set_F", "1", beta_params, at=34),), ir_measures=("SetF",),
+               summary="F-measure of the retrieved set (trec_eval's linear weight)"),
+    MetricInfo("utility", set_based.utility, (*P.UTILITY, P.N_DOCS, P.REL), cutoff=False,
+               trec=(raw("utility", "1,-1,0,0", utility_params, at=17),),
+               summary="linear utility a*r + b*(n-r) + c*(R-r) + d*(N+r-n-R)"),
+    MetricInfo("CG", graded.cumulative_gain, (P.GAIN,), summary="cumulative gain"),
+    MetricInfo("DCG", graded.dcg, _DCG, trec=(pairs("dcg", at=21, all_trec=False),),
+               summary="discounted cumulative gain"),
+    MetricInfo("IDCG", graded.idcg, _DCG, trec=(pairs("ideal_dcg", at=22, all_trec=False),),
+               summary="DCG of the ideal ranking"),
+    MetricInfo("nDCG", graded.ndcg, _DCG, trec=(pairs("ndcg", at=23), cutoffs("ndcg_cut", at=26)),
+               summary="normalised DCG, ideal from all judged documents (trec_eval ndcg)",
+               ir_measures=("nDCG", "NDCG")),
+    MetricInfo("nDCG_rel", graded.ndcg_rel, (P.GAIN,), cutoff=False, trec=(pairs("ndcg_rel", at=24),),
+               summary="nDCG averaged over the relevant documents"),
+    MetricInfo("RnDCG", graded.rndcg, (P.GAIN, P.REL), cutoff=False, trec=(pairs("Rndcg", at=25),),
+               summary="nDCG averaged at the gain levels of the ideal ranking"),
+    MetricInfo("G", graded.g_measure, (P.GAIN,), cutoff=False, trec=(pairs("G", at=20),),
+               summary="normalized gain G (Kishida 2005)"),
+    MetricInfo("binG", graded.binary_g, _REL, cutoff=False, trec=(plain("binG", at=19),),
+               summary="binary G (Kishida 2005)"),
+    # trec_eval 10's rbp: p = 0.9, each query's labels scaled by its largest judged label
+    # (ignores -l); rbp_resid: 0 when nothing retrieved is unjudged
+    MetricInfo("RBP", graded.rbp, (P.RBP_P, P.REL, P.RBP_MAX_GRADE),
+               trec=(pairs("rbp", rbp_pairs, at=37, p=0.9, max_grade="query"),),
+               summary="rank-biased precision (Moffat & Zobel 2008)", ir_measures=("RBP",)),
+    MetricInfo("RBP_residual", graded.rbp_residual, (P.RBP_P, P.CONVENTION),
+               trec=(pairs("rbp_resid", rbp_pairs, at=38, p=0.9, convention="trec_eval"),),
+               summary="RBP residual: weight of unjudged ranks and the tail"),
+    MetricInfo("ERR", graded.err, (P.ERR_P, P.ERR_MAX_GRADE), data_max_grade=True,
+               summary="expected reciprocal rank (Chapelle et al. 2009)", ir_measures=("ERR",)),
+    # C/W/L metrics (cwl_eval's, as ir_measures names them); gains (label - min_grade) /
+    # (max_grade - min_grade), max_grade by default the largest label of the data set
+    MetricInfo("SDCG", cwl.sdcg, P.CWL, required=("k",), ir_measures=("SDCG",),
+               summary="scaled DCG: DCG@k over the DCG@k of k documents of gain 1", **_CWL),
+    MetricInfo("NERR8", cwl.nerr8, P.CWL, required=("k",), ir_measures=("NERR8",),
+               summary="not-quite ERR, C/W/L form, truncated at k (Azzopardi et al. 2021, eq. 8)", **_CWL),
+    MetricInfo("NERR9", cwl.nerr9, P.CWL, required=("k",), ir_measures=("NERR9",),
+               summary="not-quite ERR with its 1/i discount, truncated at k (eq. 9)", **_CWL),
+    MetricInfo("NERR10", cwl.nerr10, (P.NERR_P, *P.CWL), cutoff=False, ir_measures=("NERR10",),
+               summary="not-quite ERR with RBP's persistence p (eq. 10)", **_CWL),
+    MetricInfo("NERR11", cwl.nerr11, (P.T, *P.CWL), cutoff=False, ir_measures=("NERR11",),
+               summary="not-quite ERR with INSQ's patience for T units of gain (eq. 11)", **_CWL),
+    MetricInfo("INSQ", cwl.insq, (P.T, *P.CWL), cutoff=False, ir_measures=("INSQ",),
+               summary="INSQ: C/W/L weighted precision for a user wanting T (Moffat et al. 2012)", **_CWL),
+    MetricInfo("INST", cwl.inst, (P.T, *P.CWL), cutoff=False, ir_measures=("INST",),
+               summary="INST: INSQ adapting to the gain found (Moffat et al. 2015)", **_CWL),
+    MetricInfo("BPM", cwl.bpm, (P.T, *P.CWL), required=("k",), ir_measures=("BPM",),
+               summary="static Bejeweled Player Model: stop at gain T or k documents (Zhang et al. 2017)", **_CWL),
+    MetricInfo("Compat", overlap.compatibility, (P.COMPAT_P, P.COMPAT_NORMALIZE), cutoff=False,
+               ir_measures=("Compat",), summary="compatibility: RBO with the ideal ranking (Clarke et al. 2021)"),
+)
+
+#: Every metric ``evaluate`` knows: canonical name -> its record.
+REGISTRY: dict[str, MetricInfo] = {info.name: info for info in _RECORDS}
+
+#: Other names for registry entries (a spec may add parameters and @k to them).
+NAME_ALIASES: dict[str, str] = {alias: info.name for info in _RECORDS for alias in info.aliases}
+
+#: trec_eval measure name -> (registry row, its TrecName).
+TREC_FAMILIES: dict[str, tuple[str, TrecName]] = {
+    trec.name: (info.name, trec) for info in _RECORDS for trec in info.trec
+}
+
+
+def _trec_order() -> tuple[str, ...]:
+    """trec_eval's names sorted by their place in its measure table; each place taken once."""
+    places = sorted((trec.at, name) for name, (_, trec) in TREC_FAMILIES.items())
+    taken = [at for at, _ in places]
+    if len(set(taken)) != len(taken) or taken[0] < 0:
+        raise RuntimeError(f"trec_eval names need distinct places >= 0 in its table, got {places}")
+    return tuple(name for _, name in places)
+
+
+#: trec_eval 10's measure table (measures.c): the order in which it prints measures,
+#: from the records' places (:attr:`TrecName.at`).
+TREC_ORDER: tuple[str, ...] = _trec_order()
+
+#: trec_eval's nicknames for sets of measures (each measure with its default parameters):
+#: ``official`` and ``set`` as trec_eval lists them, ``all_trec`` from the records.
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": OFFICIAL,
+    "set": SET,
+    "all_trec": tuple(name for name in TREC_ORDER if TREC_FAMILIES[name][1].all_trec),
+}
+
+#: ir_measures' measure names (and its aliases) -> the registry row computing the same thing.
+#: Its parameters are translated by :mod:`rankkit.names.ir_measures`; the values agree with
+#: ir_measures' own (its providers pytrec_eval, gdeval, cwl_eval, compat, judged, msmarco) per
+#: query, as ``tests/test_ir_measures.py`` and ``tests/test_cwl_measures.py`` check, except where
+#: README's table of differences says.
+IR_MEASURES: dict[str, str] = {name: info.name for info in _RECORDS for name in info.ir_measures}
+
+
+def lookup_name(name: str) -> str | None:
+    """The registry row a spec's name means, or None: a registry name or alias, a trec_eval
+    name without parameters, then the same case-insensitively (``ndcg`` is nDCG)."""
+    if name in REGISTRY:
+        return name
+    if name in NAME_ALIASES:
+        return NAME_ALIASES[name]
+    if name in TREC_FAMILIES and TREC_FAMILIES[name][1].kind in ("plain", "pairs") and not TREC_FAMILIES[name][1].fixed:
+        return TREC_FAMILIES[name][0]
+    folded = {n.lower(): n for n in REGISTRY} | {a.lower(): t for a, t in NAME_ALIASES.items()}
+    return folded.get(name.lower())
