@@ -177,7 +177,8 @@ class TestRecords:
          "run records: a record after the first lacks a field of the first"),
         ([ScoredDoc("1", "a", float("nan"))], "run records: score must be finite"),
         ([ScoredDoc("1", "a", 1.0), ScoredDoc("1", "a", 2.0)], "run records: document 'a' is retrieved twice"),
-        ([{"query_id": "1", "doc_id": "a", "score": "high"}], "run records: score must be a number, got 'high' in row 0"),
+        ([{"query_id": "1", "doc_id": "a", "score": "high"}],
+         "run records: score must be a number, got 'high' in row 0"),
     ])
     def test_bad_records(self, records, message):
         with pytest.raises(ValueError, match=message) as err:
@@ -205,7 +206,8 @@ class TestColumnarFiles:
 
     @pytest.mark.parametrize("fmt", ["parquet", "feather"])
     def test_pyterrier_names_integer_and_dictionary_ids(self, tmp_path, fmt):
-        qt, rt = pyterrier(QRELS.assign(query_id=QRELS.query_id.astype(int)), RUN.assign(query_id=RUN.query_id.astype(int)))
+        qt, rt = pyterrier(QRELS.assign(query_id=QRELS.query_id.astype(int)),
+                           RUN.assign(query_id=RUN.query_id.astype(int)))
         rt["docno"] = rt.docno.astype("category")
         with pytest.warns(UserWarning):
             same(rk.evaluate(write(tmp_path, "q", qt, fmt), write(tmp_path, "r", rt, fmt), METRICS))
@@ -298,7 +300,8 @@ def test_string_view_ids_are_text(tmp_path):
     # polars writes text as Arrow's string_view: in a table, a Feather file, a pandas ArrowDtype
     import pyarrow.feather as feather
     view = pa.string_view()
-    run = pa.table({"query_id": pa.array(["q1", "q1"], view), "doc_id": pa.array(["a", "b"], view), "score": [2.0, 1.0]})
+    run = pa.table({"query_id": pa.array(["q1", "q1"], view), "doc_id": pa.array(["a", "b"], view),
+                    "score": [2.0, 1.0]})
     qrels = pa.table({"query_id": pa.array(["q1"], view), "doc_id": pa.array(["a"], view), "relevance": [1]})
     feather.write_feather(run, tmp_path / "r.arrow", compression="uncompressed")
     want = rk.evaluate({"q1": {"a": 1}}, {"q1": {"a": 2.0, "b": 1.0}}, ["P@2", "AP"])

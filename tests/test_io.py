@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -121,7 +120,8 @@ class TestReadQrels:
         run = read_run({"q1": {"a": 0.5, "b": 0.9, "c": 0.5, "d": 0.1}, "q2": {"x": 0.3, "y": 0.7, "z": 0.7}})
         for derived in (run.head(3), run[run.score > 0.2], run.copy(), pickle.loads(pickle.dumps(run)),
                         run.iloc[::-1]):
-            expected = rank(qrels, {q: dict(zip(g.doc_id, g.score)) for q, g in derived.groupby("query_id", observed=True)})
+            by_query = derived.groupby("query_id", observed=True)
+            expected = rank(qrels, {q: dict(zip(g.doc_id, g.score)) for q, g in by_query})
             got = rank(qrels, derived)
             assert list(got.query_ids) == list(expected.query_ids)
             np.testing.assert_array_equal(got.labels, expected.labels)
@@ -266,7 +266,8 @@ class TestBadInput:
             read_run(twice)
 
     @settings(max_examples=50)
-    @given(st.lists(st.tuples(st.sampled_from(["1", "2", "10", "q"]), st.sampled_from(["a", "b", "doc-id-longer-than-8"])),
+    @given(st.lists(st.tuples(st.sampled_from(["1", "2", "10", "q"]),
+                              st.sampled_from(["a", "b", "doc-id-longer-than-8"])),
                     min_size=1, max_size=12))
     def test_duplicate_check_finds_exactly_the_repeated_pairs(self, rows):
         # In any row order (grouped by query or not), against pandas' own duplicated().
@@ -292,9 +293,11 @@ class TestBadInput:
     def test_missing_file_and_bad_types(self, tmp_path):
         with pytest.raises(FileNotFoundError, match=r"nope\.txt: no such file$"):
             read_run(tmp_path / "nope.txt")
-        with pytest.raises(ValueError, match=r"qrels must be a file path \(TREC, Parquet or Feather\), a pandas DataFrame"):
+        with pytest.raises(ValueError, match=r"qrels must be a file path \(TREC, Parquet or Feather\), a pandas "
+                                             r"DataFrame"):
             read_qrels(42)
-        with pytest.raises(ValueError, match="qrels records must be namedtuples, dataclasses or dicts with named fields, got tuple"):
+        with pytest.raises(ValueError, match="qrels records must be namedtuples, dataclasses or dicts with named "
+                                             "fields, got tuple"):
             read_qrels([("q", "d", 1)])
         with pytest.raises(ValueError, match="missing relevance"):
             read_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1]}))
@@ -385,7 +388,8 @@ def test_query_ids_equal_in_python_but_not_as_text_are_an_error():
 
 class TestClearErrors:
     def test_bad_value_names_one_row_whatever_the_index(self):
-        for index, row in (([0, 0, 0], "0"), (pd.MultiIndex.from_tuples([(1, "a"), (1, "b"), (2, "c")]), r"\(1, 'b'\)")):
+        pairs = pd.MultiIndex.from_tuples([(1, "a"), (1, "b"), (2, "c")])
+        for index, row in (([0, 0, 0], "0"), (pairs, r"\(1, 'b'\)")):
             run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [1, "x", 2]}, index=index)
             with pytest.raises(ValueError, match=rf"run DataFrame: score must be a number, got 'x' in row {row}$"):
                 read_run(run)
@@ -404,7 +408,8 @@ class TestClearErrors:
             read_run(io.BytesIO(b"q Q0 a 1 x t\n"))
 
 
-@pytest.mark.parametrize("data, what, value", [({"q": {10.0: 1}}, "document", "10.0"), ({1.0: {"a": 1}}, "query", "1.0")])
+@pytest.mark.parametrize("data, what, value", [({"q": {10.0: 1}}, "document", "10.0"),
+                                               ({1.0: {"a": 1}}, "query", "1.0")])
 def test_float_dict_keys_are_refused_as_float_columns_are(data, what, value):
     with pytest.raises(ValueError, match=rf"qrels: {what} ids must be text or integers, got the float {value}"):
         read_qrels(data)
@@ -447,14 +452,16 @@ class TestMistakesSaidWithWhatToDo:
     def test_no_swap_hint_for_lines_that_are_not_the_other_kind(self, tmp_path):
         # 6 fields whose 4th and 5th are not numbers (two qrels lines run together), and a
         # run line of 4 fields whose 4th is not a number: the line expected, no swap
-        with pytest.raises(ValueError, match=r"q\.txt line 1: expected 4 columns, got 6; a qrels line is 'qid iter docno rel'$"):
+        with pytest.raises(ValueError, match=r"q\.txt line 1: expected 4 columns, got 6; "
+                                             r"a qrels line is 'qid iter docno rel'$"):
             read_qrels(write(tmp_path, "q.txt", "q1 0 d1 x d2 0\n"))
         with pytest.raises(ValueError, match=r"r\.txt line 2: expected at least 6 columns, got 4" + RUN_LINE):
             read_run(write(tmp_path, "r.txt", "q1 Q0 d1 1 2 t\nq1 Q0 d2 t\n"))
 
     def test_a_run_without_its_tag_shows_the_line_expected(self, tmp_path):
         path = write(tmp_path, "notag.txt", "q1 Q0 d1 1 2.5\nq1 Q0 d2 2 1.5\n")
-        with pytest.raises(ValueError, match=r"^" + re.escape(str(path)) + r" line 1: expected at least 6 columns, got 5" + RUN_LINE):
+        expected = r" line 1: expected at least 6 columns, got 5" + RUN_LINE
+        with pytest.raises(ValueError, match=r"^" + re.escape(str(path)) + expected):
             read_run(path)
         qrels = write(tmp_path, "qrels.txt", QRELS_TEXT)
         with pytest.raises(ValueError, match=r"notag\.txt line 1: expected at least 6 columns, got 5" + RUN_LINE):
@@ -474,13 +481,14 @@ class TestMistakesSaidWithWhatToDo:
     def test_a_duplicate_names_both_lines(self, tmp_path):
         # d1 of q1 on lines 3 and 7 (a comment and a blank line count); d10 and q2's d1 are others
         text = "# run\nq1 Q0 d10 1 3 s\nq1 Q0 d1 2 2 s\nq2 Q0 d1 1 2 s\n\nq1 Q0 d2 3 1 s\nq1 Q0 d1 4 0 s\n"
-        message = r"lines 3 and 7: document 'd1' is retrieved twice for query 'q1' \(trec_eval rejects duplicates; remove one\)$"
+        message = (r"lines 3 and 7: document 'd1' is retrieved twice for query 'q1' "
+                   r"\(trec_eval rejects duplicates; remove one\)$")
         for name in ("dup.txt", "dup.gz"):
             with pytest.raises(ValueError, match=rf"^{re.escape(str(tmp_path / name))} {message}"):
                 read_run(write(tmp_path, name, text))
         with open(tmp_path / "dup.txt", "rb") as f:  # a file object: read again from where it started
             f.readline()
-            with pytest.raises(ValueError, match=rf"dup\.txt lines 2 and 6: document 'd1'"):
+            with pytest.raises(ValueError, match=r"dup\.txt lines 2 and 6: document 'd1'"):
                 read_run(f)
 
         class Pipe(io.RawIOBase):  # a stream that cannot seek, like standard input
@@ -495,7 +503,7 @@ class TestMistakesSaidWithWhatToDo:
 
         with pytest.raises(ValueError, match=rf"^<Pipe> {message}"):
             read_run(Pipe(text.encode()))
-        with pytest.raises(ValueError, match=rf"^<Pipe> line 1: expected at least 6"):
+        with pytest.raises(ValueError, match=r"^<Pipe> line 1: expected at least 6"):
             read_run(Pipe(QRELS_TEXT.encode()))
         qrels = write(tmp_path, "q.txt", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 1\n")
         with pytest.raises(ValueError, match=r"q\.txt lines 1 and 3: document 'd1' is judged twice for query 'q1'"):

@@ -103,7 +103,7 @@ def check_all_paths(tmp_path: Path, data: bytes, kind: str) -> None:
     try:
         expected = reference(data, kind)
     except ValueError as err:
-        for how, source in sources(tmp_path, data).items():
+        for source in sources(tmp_path, data).values():
             with pytest.raises(ValueError, match=re.escape(str(err))):
                 read(kind, source)
         return
@@ -117,6 +117,9 @@ def check_all_paths(tmp_path: Path, data: bytes, kind: str) -> None:
 
 QRELS = b"q1 0 d1 2\nq1 0 d2 0\nq2 0 d1 1\n"
 RUN = b"q1 Q0 d1 1 2.5 sys\nq1 Q0 d2 2 1.25 sys\nq2 Q0 d1 1 0.5 sys\n"
+QRELS_LINE_IS = r"a qrels line is 'qid iter docno rel'$"  # how a wrong field count's message ends
+RUN_LINE_IS = r"a run line is 'qid Q0 docno rank score tag'$"
+FIVE_FIELDS = r"expected at least 6 columns, got 5; " + RUN_LINE_IS  # a run line of five fields
 
 
 # --------------------------------------------------------------------------- 1. whitespace
@@ -139,14 +142,14 @@ class TestWhitespace:
 
     def test_qrels_line_with_three_fields_is_malformed(self, tmp_path):
         for source in sources(tmp_path, b"1 0  1\n", name="qrels.txt").values():
-            with pytest.raises(ValueError, match=r"qrels\.txt line 1: expected 4 columns, got 3; a qrels line is 'qid iter docno rel'$"):
+            with pytest.raises(ValueError, match=r"qrels\.txt line 1: expected 4 columns, got 3; " + QRELS_LINE_IS):
                 read_qrels(source)
 
     def test_run_line_with_five_fields_is_malformed(self, tmp_path):
         # Cut at single spaces, the 5 fields "1 Q0  d3 3 1.0" make 6, the score taken from the rank.
         data = RUN * 5 + b"x Q0 y 1 2 sys\n" + b"1 Q0  d3 3 1.0\n" + RUN
         for source in sources(tmp_path, data, name="run.txt").values():
-            with pytest.raises(ValueError, match=r"run\.txt line 17: expected at least 6 columns, got 5; a run line is 'qid Q0 docno rank score tag'$"):
+            with pytest.raises(ValueError, match=r"run\.txt line 17: " + FIVE_FIELDS):
                 read_run(source)
 
     @pytest.mark.parametrize("line", [
@@ -158,11 +161,11 @@ class TestWhitespace:
     ])
     def test_five_fields_are_malformed_wherever_the_gap(self, tmp_path, line):
         for source in sources(tmp_path, RUN + line + b"\n", name="run.txt").values():
-            with pytest.raises(ValueError, match=r"run\.txt line 4: expected at least 6 columns, got 5; a run line is 'qid Q0 docno rank score tag'$"):
+            with pytest.raises(ValueError, match=r"run\.txt line 4: " + FIVE_FIELDS):
                 read_run(source)
         # the same line last in a file without a final newline
         for source in sources(tmp_path, RUN + line, name="run.txt").values():
-            with pytest.raises(ValueError, match=r"run\.txt line 4: expected at least 6 columns, got 5; a run line is 'qid Q0 docno rank score tag'$"):
+            with pytest.raises(ValueError, match=r"run\.txt line 4: " + FIVE_FIELDS):
                 read_run(source)
 
     def test_leading_and_trailing_whitespace_is_fine(self, tmp_path):
@@ -177,7 +180,7 @@ class TestWhitespace:
             df = read_run(source)
             assert as_bytes(df, "score") == {b"q1": {b"d1": 2.5}} and df.attrs["name"] == "a"
         for source in sources(tmp_path, b"q1 0 d1 1\rq1 0 d2 1\n", name="q.txt").values():
-            with pytest.raises(ValueError, match=r"q\.txt line 1: expected 4 columns, got 8; a qrels line is 'qid iter docno rel'$"):
+            with pytest.raises(ValueError, match=r"q\.txt line 1: expected 4 columns, got 8; " + QRELS_LINE_IS):
                 read_qrels(source)
 
     def test_crlf_line_ends(self, tmp_path):
@@ -201,7 +204,7 @@ class TestWhitespace:
             assert as_bytes(read_qrels(source), "relevance") == {b"q1": {b"d1": 2, b"d2": 0}}
         # a space inside a tab-separated line separates too
         for source in sources(tmp_path, data + b"q1\t0\td3 x\t1\n", name="q.txt").values():
-            with pytest.raises(ValueError, match=r"q\.txt line 3: expected 4 columns, got 5; a qrels line is 'qid iter docno rel'$"):
+            with pytest.raises(ValueError, match=r"q\.txt line 3: expected 4 columns, got 5; " + QRELS_LINE_IS):
                 read_qrels(source)
 
     def test_extra_run_columns_are_ignored(self, tmp_path):
@@ -230,7 +233,7 @@ class TestCommentsAndBlankLines:
     def test_a_comment_counts_as_a_line_for_the_line_number(self, tmp_path):
         data = b"# comment\n\nq1 0 d1 1\nq1 0 d2\n"
         for source in sources(tmp_path, data, name="q.txt").values():
-            with pytest.raises(ValueError, match=r"q\.txt line 4: expected 4 columns, got 3; a qrels line is 'qid iter docno rel'$"):
+            with pytest.raises(ValueError, match=r"q\.txt line 4: expected 4 columns, got 3; " + QRELS_LINE_IS):
                 read_qrels(source)
 
     def test_hash_inside_an_id_is_data(self, tmp_path):
@@ -353,7 +356,8 @@ class TestByteIds:
 
     def test_duplicate_escaped_id_is_an_error(self, tmp_path):
         data = b"q Q0 caf\xe9 1 1 t\nq Q0 caf\xe9 2 0 t\n"
-        with pytest.raises(ValueError, match=r"r\.txt lines 1 and 2: document 'caf\\udce9' is retrieved twice for query 'q'"):
+        twice = r"r\.txt lines 1 and 2: document 'caf\\udce9' is retrieved twice for query 'q'"
+        with pytest.raises(ValueError, match=twice):
             read_run(write(tmp_path, "r.txt", data))
 
     def test_latin1_query_ids_in_rank(self, tmp_path):
@@ -404,7 +408,8 @@ class TestNumbers:
         good = [b"q1\tQ0 d%d 1 1 t\n" % i for i in range(600_000)]
         number, malformed = b"q1 Q0 x 1 x t\n", b"q1 Q0 d4\n"
         for bad, message in [((number, malformed), "line 300001: score must be a number, got 'x'"),
-                             ((malformed, number), "line 300001: expected at least 6 columns, got 3; a run line is 'qid Q0 docno rank score tag'")]:
+                             ((malformed, number), "line 300001: expected at least 6 columns, got 3; "
+                                                   "a run line is 'qid Q0 docno rank score tag'")]:
             data = b"".join(good[:300_000] + [bad[0]] + good[300_000:] + [bad[1]])
             for source in sources(tmp_path, data, name="run.txt").values():
                 with pytest.raises(ValueError, match=rf"run\.txt {message}$"):
@@ -562,7 +567,7 @@ class TestFileObjects:
         assert len(read_run(stream)) == 3
 
     def test_errors_name_the_stream(self, tmp_path):
-        with pytest.raises(ValueError, match=r"^<BytesIO> line 2: expected at least 6 columns, got 3; a run line is 'qid Q0 docno rank score tag'$"):
+        with pytest.raises(ValueError, match=r"^<BytesIO> line 2: expected at least 6 columns, got 3; " + RUN_LINE_IS):
             read_run(io.BytesIO(RUN[:19] + b"a b c\n"))
         with open(write(tmp_path, "named.txt", b"q Q0 d 1 x t\n"), "rb") as f:
             with pytest.raises(ValueError, match=r"named\.txt line 1: score must be a number, got 'x'$"):
@@ -606,8 +611,8 @@ class TestFileObjects:
 
 class TestRunTag:
     def test_tag_of_the_last_data_line(self, tmp_path):
-        data = b"q1 Q0 d1 1 2 first\nq2 Q0 d1 1 2 middle\nq1 Q0 d2 2 1 last extra\n\n# comment\n  \n"
-        for data in (data, data.replace(b" ", b"\t"), data.rstrip(b"\n# comment ")):
+        spaced = b"q1 Q0 d1 1 2 first\nq2 Q0 d1 1 2 middle\nq1 Q0 d2 2 1 last extra\n\n# comment\n  \n"
+        for data in (spaced, spaced.replace(b" ", b"\t"), spaced.rstrip(b"\n# comment ")):
             for how, source in sources(tmp_path, data).items():
                 assert read_run(source).attrs["name"] == "last", how
 

@@ -28,8 +28,8 @@ COLUMN_NAMES: dict[str, tuple[str, ...]] = {
     "score": ("score", "rank"),
 }
 
-# The block-wise duplicate check (_suspect_queries) pads each query to the longest one:
-_MAX_PADDING = 2  # at most this many matrix cells per row, else the pair keys are sorted instead
+# The block-wise duplicate check (_suspect_queries) pads every query to the longest one:
+_MAX_PADDING = 2  # padded cells per row of the frame, at most; beyond, the pair keys are sorted instead
 _SHORT_QUERY = 4096  # queries of up to this many documents are checked on 32-bit keys
 
 

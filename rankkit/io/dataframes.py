@@ -111,6 +111,8 @@ def _seen(query: pd.Series, doc: pd.Series) -> tuple[tuple | None, pd.Series | N
 
 
 def _remember(seen: tuple | None, query_ids: pd.Series) -> None:
+    """Remember id columns that passed the checks (``seen`` from :func:`_seen`) with the
+    query Categorical built from them, for as long as the document ids' array lives."""
     if seen is None:
         return
     token, docs = seen

@@ -36,11 +36,11 @@ class RunFile:
 
     ``RunFile(source, size)`` opens a TREC text file (a path or a binary file object; see
     :meth:`is_trec`; Parquet and Feather files are read whole). :meth:`grouped` yields
-    frames like :func:`read_run`'s, each about ``size`` bytes of lines and every line of
+    frames like :func:`~rankkit.io.read_run`'s, each about ``size`` bytes of lines and every line of
     its queries; it raises :class:`RunNotGrouped` when a query comes back after others.
     :meth:`partitioned` works for any order: it first writes the lines to temporary Arrow
     files by a hash of their query. After either, ``tag`` is the tag of the file's last
-    data line (trec_eval's runid). Errors name the file and the line, as :func:`read_run`.
+    data line (trec_eval's runid). Errors name the file and the line, as :func:`~rankkit.io.read_run`.
     """
 
     def __init__(self, source: Any, size: int = _BLOCK_BYTES):
