@@ -31,13 +31,18 @@ Every explorer returns an :class:`Explorer` (which shows nothing more as a cell'
 from __future__ import annotations
 
 import html
+import io
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
 from .metrics.binary import average_precision, precision, recall, reciprocal_rank
 from .metrics.graded import err, ndcg, rbp
+from .plot import metric_at_k
+from .plot.style import series_kwargs
 from .rankings import as_rankings
 
 __all__ = [
@@ -72,15 +77,11 @@ def _one_ranking(labels, name: str = "labels") -> np.ndarray:
 
 def _figure(width: float = 6.4, height: float = 3.6):
     # a bare Figure: not registered with pyplot, so it is shown once, where we display it
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(width, height), layout="constrained")
     return fig, fig.add_subplot()
 
 
 def _png(fig) -> bytes:
-    import io
-
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
     return buffer.getvalue()
@@ -272,10 +273,8 @@ def rbp_err(labels, *, p: float = 0.8, rel: float = 1, max_grade: float | None =
             curves[name].append(value)
 
     def draw(state, values):
-        from .plot import _series_kwargs
-
         fig, ax = _figure()
-        styles = _series_kwargs({name: P_GRID.size for name in curves})  # markers a tenth of the axes apart
+        styles = series_kwargs({name: P_GRID.size for name in curves})  # markers a tenth of the axes apart
         for name in curves:
             ax.plot(P_GRID, curves[name], label=name, **styles[name])
         ax.plot([state["p"]] * 2, [values["RBP"], values["ERR"]], linestyle="none", marker="o",
@@ -354,9 +353,6 @@ def cutoffs(
     >>> ex.values["P@k"], ex.set_k(4)["R@k"]
     (0.5, 1.0)
     """
-    from .plot import metric_at_k
-    import pandas as pd
-
     labels = _one_ranking(labels)
     depth = labels.size
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 1 <= k <= depth:
@@ -502,13 +498,7 @@ def reorder(labels, *, names=None, rel: float = 1, gain: str = "linear", show: b
     1.0
     """
     labels = _one_ranking(labels)
-    n = labels.size
-    if names is None:
-        names = [f"d{i + 1}" for i in range(n)]
-    names = [str(x) for x in names]
-    if len(names) != n or len(set(names)) != n:
-        raise ValueError(f"names must be {n} distinct document names, got {names!r}")
-    position = {name: i for i, name in enumerate(names)}
+    names = _document_names(names, labels.size)
 
     def compute(order):
         return reorder_values(labels, order, rel=rel, gain=gain)
@@ -516,60 +506,81 @@ def reorder(labels, *, names=None, rel: float = 1, gain: str = "linear", show: b
     def draw(state, values):
         return _draw_ranked_list(labels[state["order"]], [names[i] for i in state["order"]], rel, values)
 
-    explorer = Explorer("reorder", {"order": list(range(n))}, compute, draw)
-    select = {"widget": None}
+    explorer = Explorer("reorder", {"order": list(range(labels.size))}, compute, draw)
+    ranking = _ReorderedList(explorer, labels, names)
+    explorer.move = ranking.move
+    explorer.set_order = ranking.set_order
+    return _show(explorer, show, ranking.controls)
 
-    def move(rank: int, step: int) -> dict[str, float]:
-        order = list(explorer.state["order"])
+
+def _document_names(names, n: int) -> list[str]:
+    """``names`` as n distinct strings; ``"d1"``, ``"d2"``, ... when None."""
+    if names is None:
+        names = [f"d{i + 1}" for i in range(n)]
+    names = [str(x) for x in names]
+    if len(names) != n or len(set(names)) != n:
+        raise ValueError(f"names must be {n} distinct document names, got {names!r}")
+    return names
+
+
+class _ReorderedList:
+    """The callbacks of :func:`reorder` and, once displayed, its widgets: the ranked list
+    (one option per document), the move buttons and the text box of the order."""
+
+    def __init__(self, explorer: Explorer, labels: np.ndarray, names: list[str]):
+        self.explorer, self.labels, self.names = explorer, labels, names
+        self.position = {name: i for i, name in enumerate(names)}
+        self.listing = self.text = None  # the Select and Text widgets, when shown
+
+    def move(self, rank: int, step: int) -> dict[str, float]:
+        """Move the document at ``rank`` (1-based) by ``step`` ranks (-1 up, +1 down)."""
+        n = self.labels.size
+        order = list(self.explorer.state["order"])
         if not (isinstance(rank, (int, np.integer)) and 1 <= rank <= n):
             raise ValueError(f"rank must be from 1 to {n}, got {rank!r}")
         target = min(max(rank - 1 + int(step), 0), n - 1)
         order.insert(target, order.pop(rank - 1))
-        values = explorer.update(order=order)
-        _sync(target)
+        values = self.explorer.update(order=order)
+        self._sync(target)
         return values
 
-    def set_order(order) -> dict[str, float]:
+    def set_order(self, order) -> dict[str, float]:
+        """Take the document names (or a string of them) in their new order."""
         tokens = order.replace(",", " ").split() if isinstance(order, str) else [str(x) for x in order]
-        unknown = [t for t in tokens if t not in position]
-        if unknown or sorted(tokens) != sorted(names):
-            raise ValueError(f"order must name each document once ({' '.join(names)}), got {order!r}")
-        values = explorer.update(order=[position[t] for t in tokens])
-        _sync(None)
+        unknown = [t for t in tokens if t not in self.position]
+        if unknown or sorted(tokens) != sorted(self.names):
+            raise ValueError(f"order must name each document once ({' '.join(self.names)}), got {order!r}")
+        values = self.explorer.update(order=[self.position[t] for t in tokens])
+        self._sync(None)
         return values
 
-    def _options():
-        return [f"{r}. {names[i]} (label {labels[i]:g})" for r, i in enumerate(explorer.state["order"], start=1)]
+    def _options(self) -> list[str]:
+        return [f"{r}. {self.names[i]} (label {self.labels[i]:g})"
+                for r, i in enumerate(self.explorer.state["order"], start=1)]
 
-    def _sync(selected):
-        widgets = select["widget"]
-        if widgets is None:
+    def _sync(self, selected: int | None) -> None:
+        """The widgets after a change: the list in its new order, ``selected`` kept selected."""
+        if self.listing is None:
             return
-        listing, text = widgets
-        listing.options = _options()
+        self.listing.options = self._options()
         if selected is not None:
-            listing.index = selected
-        text.value = " ".join(names[i] for i in explorer.state["order"])
+            self.listing.index = selected
+        self.text.value = " ".join(self.names[i] for i in self.explorer.state["order"])
 
-    explorer.move = move
-    explorer.set_order = set_order
+    def _typed(self, change) -> None:
+        try:
+            self.set_order(change["new"])
+        except ValueError as error:
+            self.explorer._html.value = html.escape(str(error))
 
-    def controls(ipywidgets):
-        listing = ipywidgets.Select(options=_options(), index=0, rows=min(n, 10), description="ranking")
+    def controls(self, ipywidgets) -> list:
+        """The widgets above the explorer's table and figure (see :func:`_show`)."""
+        n = self.labels.size
+        self.listing = ipywidgets.Select(options=self._options(), index=0, rows=min(n, 10), description="ranking")
         up = ipywidgets.Button(description="move up")
         down = ipywidgets.Button(description="move down")
-        text = ipywidgets.Text(value=" ".join(names), description="order", continuous_update=False)
-        up.on_click(lambda _: move(listing.index + 1, -1))
-        down.on_click(lambda _: move(listing.index + 1, +1))
-
-        def typed(change):
-            try:
-                set_order(change["new"])
-            except ValueError as error:
-                explorer._html.value = html.escape(str(error))
-
-        text.observe(typed, names="value")
-        select["widget"] = (listing, text)
-        return [ipywidgets.HBox([listing, ipywidgets.VBox([up, down])]), text]
-
-    return _show(explorer, show, controls)
+        self.text = ipywidgets.Text(value=" ".join(self.names), description="order", continuous_update=False)
+        up.on_click(lambda _: self.move(self.listing.index + 1, -1))
+        down.on_click(lambda _: self.move(self.listing.index + 1, +1))
+        self.text.observe(self._typed, names="value")
+        return [ipywidgets.HBox([self.listing, ipywidgets.VBox([up, down])]), self.text]
