@@ -87,7 +87,7 @@ def _png(fig) -> bytes:
     return buffer.getvalue()
 
 
-def _bundle(explorer: "Explorer") -> dict:
+def _bundle(explorer: Explorer) -> dict:
     """The one output an explorer displays: its static figure, and its widget when there is one.
 
     Front ends render the richest type they can: the widget where widgets work, else the
@@ -422,7 +422,9 @@ def _draw_ranked_list(ranked: np.ndarray, names: list, rel: float, values: dict)
     return fig
 
 
-def reorder_values(labels, order: Sequence[int] | None = None, *, rel: float = 1, gain: str = "linear") -> dict[str, float]:
+def reorder_values(
+    labels, order: Sequence[int] | None = None, *, rel: float = 1, gain: str = "linear"
+) -> dict[str, float]:
     """AP, nDCG and RR of ``labels`` shown in ``order`` (positions into ``labels``).
 
     The list holds every judged document, so R and the ideal DCG do not change with the
