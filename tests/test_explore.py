@@ -31,7 +31,8 @@ def dcg_by_hand(labels, k=None):
 
 
 def test_importing_explore_needs_neither_ipywidgets_nor_pyplot():
-    code = "import sys, rankkit.explore; print(sorted(m for m in ('ipywidgets', 'matplotlib.pyplot') if m in sys.modules))"
+    code = ("import sys, rankkit.explore; "
+            "print(sorted(m for m in ('ipywidgets', 'matplotlib.pyplot') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -257,8 +258,8 @@ def test_executed_notebook_has_one_output_per_explorer(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
-    from pathlib import Path
     import os
+    from pathlib import Path
 
     root = str(Path(explore.__file__).resolve().parents[1])   # the kernel imports this rankkit
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))

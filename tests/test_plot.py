@@ -72,6 +72,38 @@ def test_importing_rankkit_plot_does_not_import_pyplot_either():
     assert out.stdout.strip() == "False"
 
 
+#: Every name of rankkit.plot when it was one module that code outside it may use.
+SINGLE_MODULE_NAMES = (
+    "pr_curve", "pr_sawtooth", "metric_at_k", "system_colors", "system_styles", "PALETTE", "MARKERS",
+    "LINESTYLES", "per_query_differences", "rbp_persistence", "rbp_crossings", "err_cascade",
+    "err_cascade_table", "gain_discount", "STANDARD_DISCOUNT", "jk_discount_label", "roc_curve", "mrr_top_k",
+    "uniform_mrr", "uniform_k_for_mrr", "smallest_k_for_mrr", "UNREACHED", "SOURCE_002_KS", "_series_kwargs",
+)
+
+
+def test_the_package_keeps_every_name_of_the_single_module():
+    assert [name for name in SINGLE_MODULE_NAMES if not hasattr(rkplot, name)] == []
+    assert sorted(rkplot.__all__) == sorted(n for n in SINGLE_MODULE_NAMES if n not in
+                                            ("UNREACHED", "SOURCE_002_KS", "_series_kwargs"))
+
+
+def test_plot_modules_import_down_only():
+    """A figure module takes metrics, validation, rankings and the shared style; style takes
+    none of its siblings: no import circle, nothing from evaluation, stats, report or the CLI."""
+    import ast
+    from pathlib import Path
+
+    allowed = ("rankkit.metrics", "rankkit._validation", "rankkit.rankings", "rankkit.plot.style")
+    for path in sorted(Path(rkplot.__file__).parent.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                target = ("rankkit.plot" if node.level == 1 else "rankkit") + (f".{node.module}" if node.module else "")
+                assert target.startswith(allowed), f"{path.name} imports {target}"
+                assert not (path.name == "style.py" and target.startswith("rankkit.plot")), path.name
+
+
 def test_no_global_state_changed():
     before = dict(matplotlib.rcParams)
     rkplot.mrr_top_k(target=0.3)
@@ -702,8 +734,8 @@ def test_rbp_crossings_of_mean_curves_and_three_systems():
     runs = {"x": [[1, 0, 0, 0], [0, 0, 0, 1]], "y": [[0, 1, 1, 0], [0, 1, 0, 0]], "z": [[0, 0, 0, 0], [1, 0, 0, 0]]}
     table = rkplot.rbp_crossings(runs)
     for _, row in table.iterrows():
-        diff = np.mean(rk.rbp(np.array(runs[row.system_a]), p=row.p)) - np.mean(rk.rbp(np.array(runs[row.system_b]), p=row.p))
-        assert abs(diff) < 1e-9
+        mean_a, mean_b = (np.mean(rk.rbp(np.array(runs[name]), p=row.p)) for name in (row.system_a, row.system_b))
+        assert abs(mean_a - mean_b) < 1e-9
     # every sign change on a fine grid is found
     grid = np.linspace(0.1, 0.99, 2000)
     for a, b in (("x", "y"), ("x", "z"), ("y", "z")):
@@ -712,7 +744,9 @@ def test_rbp_crossings_of_mean_curves_and_three_systems():
         assert changes == int(((table.system_a == a) & (table.system_b == b)).sum())
 
 
-@pytest.mark.parametrize("labels, max_grade, p", [([2, 0, 1], 2, 1.0), ([3, 1, 0, 2, 3], None, 0.8), ([1, 1, 1], 1, 0.5)])
+@pytest.mark.parametrize(
+    "labels, max_grade, p", [([2, 0, 1], 2, 1.0), ([3, 1, 0, 2, 3], None, 0.8), ([1, 1, 1], 1, 0.5)]
+)
 def test_err_cascade_bars_by_hand_and_sum_is_err(labels, max_grade, p):
     top = max(labels) if max_grade is None else max_grade
     reach, stop, contrib, alive = [], [], [], 1.0
@@ -729,7 +763,8 @@ def test_err_cascade_bars_by_hand_and_sum_is_err(labels, max_grade, p):
         "P(user reaches rank i)", "P(user is satisfied at rank i)", "contribution to ERR = stop / i"]
     table = rkplot.err_cascade_table(labels, max_grade=max_grade, p=p)
     assert np.cumsum(table["contribution"].to_numpy())[-1] == rk.err(labels, max_grade=max_grade, p=p)  # bit for bit
-    assert ax.get_title() == f"ERR cascade: ERR = {rk.err(labels, max_grade=max_grade, p=p):.4f}, the sum of the contributions"
+    expected = rk.err(labels, max_grade=max_grade, p=p)
+    assert ax.get_title() == f"ERR cascade: ERR = {expected:.4f}, the sum of the contributions"
 
 
 def test_err_cascade_errors():
