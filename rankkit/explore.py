@@ -391,6 +391,13 @@ def cutoffs(
 #: Okabe–Ito blue and vermillion (see :data:`rankkit.plot.PALETTE`), and a neutral grey.
 _RELEVANT, _NOT_RELEVANT, _GREY = "#0072B2", "#D55E00", "#BBBBBB"
 
+#: Room below and above the labels of the reordered list, as fractions of their range: for the
+#: markers of label-0 documents below, for the legend above.
+_MARGIN_BELOW, _MARGIN_ABOVE = 0.12, 0.45
+
+#: The documents the ranked list shows at once; a longer list scrolls.
+_LIST_ROWS = 10
+
 
 def _draw_ranked_list(ranked: np.ndarray, names: list, rel: float, values: dict):
     """The figure of :func:`reorder`: a bar per rank (height = label) and, so that a document
@@ -410,7 +417,8 @@ def _draw_ranked_list(ranked: np.ndarray, names: list, rel: float, values: dict)
                    linewidths=0.6, zorder=3, label=text)
     top = max(float(ranked.max()), rel, 1.0)
     bottom = min(float(ranked.min()), 0.0)
-    ax.set_ylim(bottom - 0.12 * (top - bottom), top + 0.45 * (top - bottom))  # room for the markers and legend
+    span = top - bottom
+    ax.set_ylim(bottom - _MARGIN_BELOW * span, top + _MARGIN_ABOVE * span)
     if np.all(ranked == np.round(ranked)):  # grades: a tick per grade, none above the top one
         ax.set_yticks(np.arange(int(bottom), int(np.ceil(top)) + 1))
     ax.set_xlim(0.4, n + 0.6)
@@ -578,7 +586,8 @@ class _ReorderedList:
     def controls(self, ipywidgets) -> list:
         """The widgets above the explorer's table and figure (see :func:`_show`)."""
         n = self.labels.size
-        self.listing = ipywidgets.Select(options=self._options(), index=0, rows=min(n, 10), description="ranking")
+        self.listing = ipywidgets.Select(options=self._options(), index=0, rows=min(n, _LIST_ROWS),
+                                         description="ranking")
         up = ipywidgets.Button(description="move up")
         down = ipywidgets.Button(description="move down")
         self.text = ipywidgets.Text(value=" ".join(self.names), description="order", continuous_update=False)

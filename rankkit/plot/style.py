@@ -91,8 +91,8 @@ def system_styles(names, colors=None) -> dict[str, dict[str, Any]]:
         ``MARKERS[i % 10]`` and ``LINESTYLES[i % 4]`` (Okabe–Ito colours; solid, dashed,
         dash-dot, dotted), so the order of the columns does not change a series' look, and
         figures of the same set of names (e.g. one per gain) agree. Pass a style to
-        matplotlib as it is: ``ax.plot(x, y, **styles[name])``. The functions of this module
-        also draw each series over the ones sorted before it, so a dashed curve lies over a
+        matplotlib as it is: ``ax.plot(x, y, **styles[name])``. The figures of
+        :mod:`rankkit.plot` also draw each series over the ones sorted before it, so a dashed curve lies over a
         solid one it overlaps.
 
     Examples
