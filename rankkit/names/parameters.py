@@ -162,7 +162,7 @@ MULTIPLE = Param("multiple", "number", 1.0, "precision at rank multiple * R",
 NORMALIZE = Param("normalize", "text", "relevant",
                   "AP's denominator: R (trec_eval), relevant retrieved in the top k, or min(R, k)",
                   _option("normalize", NORMALIZATIONS), choices=NORMALIZATIONS)
-RECALL = Param("recall", "number", None, "the recall level", check_recall_levels, low=0, high=1)
+RECALL = Param("recall", "number", None, "the recall level", lambda value: check_recall_levels([value]), low=0, high=1)
 ROUNDING = Param("rounding", "text", "textbook",
                  "relevant documents a recall level needs: 'nearest' is trec_eval 10, 'plus_0.9' trec_eval 9",
                  _option("rounding", ROUNDINGS), choices=ROUNDINGS)
