@@ -87,6 +87,14 @@ def check_n_relevant(n_relevant, n_queries: int, name: str = "n_relevant") -> np
     return arr.astype(np.int64)
 
 
+def check_depth(depth, name: str = "depth") -> int:
+    """A depth a user model cannot do without: a positive integer (:func:`check_k`), not None."""
+    depth = check_k(depth, name)
+    if depth is None:
+        raise ValueError(f"{name} must be a positive integer, got None")
+    return depth
+
+
 def is_real(x) -> bool:
     """Whether ``x`` is a real number and not a bool (``True`` is no probability)."""
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))

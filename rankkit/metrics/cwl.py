@@ -50,7 +50,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ._numerics import discounts, rank_sum, weighted_rank_sum
-from .._validation import check_k, check_no_ties, check_number, check_positive, check_probability
+from .._validation import check_depth, check_k, check_no_ties, check_number, check_positive, check_probability
 from ..rankings import FloatArray, Rankings, RankingsLike, as_rankings
 
 __all__ = ["sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "insq", "inst", "bpm", "CWL_DEPTH"]
@@ -72,13 +72,6 @@ def _cutoff(k, name: str) -> int:
     if k is None:
         raise ValueError(f"k must be a positive integer: {name} is defined at a cutoff, got None")
     return k
-
-
-def _depth(depth) -> int:
-    depth = check_k(depth, "depth")
-    if depth is None:
-        raise ValueError("depth must be a positive integer, got None")
-    return depth
 
 
 def _gains(r: Rankings, min_grade, max_grade) -> np.ndarray:
@@ -175,7 +168,7 @@ def sdcg(
     0.5866
     """
     r = as_rankings(rankings)
-    width = min(_cutoff(k, "SDCG"), _depth(depth))
+    width = min(_cutoff(k, "SDCG"), check_depth(depth))
     gains = r.expected(_gains(r, min_grade, max_grade))[:, :width]
     weights = discounts(width)
     return r.result(weighted_rank_sum(gains, weights) / rank_sum(weights[None, :])[0])
@@ -215,7 +208,7 @@ def nerr8(
     """
     r = as_rankings(rankings)
     check_no_ties(r, "nerr8")
-    width = min(_cutoff(k, "NERR8"), _depth(depth))
+    width = min(_cutoff(k, "NERR8"), check_depth(depth))
     gains = _gains(r, min_grade, max_grade)
     return r.result(_expected_rate(gains, width, lambda g, ranks: 1.0 - g))
 
@@ -253,7 +246,7 @@ def nerr9(
     """
     r = as_rankings(rankings)
     check_no_ties(r, "nerr9")
-    width = min(_cutoff(k, "NERR9"), _depth(depth))
+    width = min(_cutoff(k, "NERR9"), check_depth(depth))
     gains = _gains(r, min_grade, max_grade)
     return r.result(_expected_rate(gains, width, lambda g, ranks: ranks / (ranks + 1.0) * (1.0 - g)))
 
@@ -295,7 +288,7 @@ def bpm(
     """
     r = as_rankings(rankings)
     check_no_ties(r, "bpm")
-    width = min(_cutoff(k, "BPM"), _depth(depth))
+    width = min(_cutoff(k, "BPM"), check_depth(depth))
     T = check_positive(T, "T")
     gains = _gains(r, min_grade, max_grade)[:, :width]
     if gains.shape[1] == 0:
@@ -345,7 +338,7 @@ def nerr10(
     check_no_ties(r, "nerr10")
     p = check_probability(p, "p")
     gains = _gains(r, min_grade, max_grade)
-    return r.result(_expected_rate(gains, _depth(depth), lambda g, ranks: p * (1.0 - g)))
+    return r.result(_expected_rate(gains, check_depth(depth), lambda g, ranks: p * (1.0 - g)))
 
 
 def nerr11(
@@ -383,7 +376,7 @@ def nerr11(
     check_no_ties(r, "nerr11")
     T = check_positive(T, "T")
     gains = _gains(r, min_grade, max_grade)
-    return r.result(_expected_rate(gains, _depth(depth), lambda g, ranks: _patience(ranks, T) * (1.0 - g)))
+    return r.result(_expected_rate(gains, check_depth(depth), lambda g, ranks: _patience(ranks, T) * (1.0 - g)))
 
 
 def insq(
@@ -421,7 +414,7 @@ def insq(
     """
     r = as_rankings(rankings)
     T = check_positive(T, "T")
-    width = _depth(depth)
+    width = check_depth(depth)
     reach = np.ones(width)
     np.cumprod(_patience(np.arange(1, width, dtype=np.float64), T), out=reach[1:])
     gains = r.expected(_gains(r, min_grade, max_grade))[:, :width]
@@ -470,4 +463,4 @@ def inst(
         return ratio * ratio
 
     gains = _gains(r, min_grade, max_grade)
-    return r.result(_expected_rate(gains, _depth(depth), continuation))
+    return r.result(_expected_rate(gains, check_depth(depth), continuation))

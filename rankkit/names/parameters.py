@@ -18,8 +18,8 @@ from .._validation import (
     check_base,
     check_bool,
     check_count,
+    check_depth,
     check_gain,
-    check_k,
     check_max_grade,
     check_nonnegative_number,
     check_number,
@@ -128,12 +128,6 @@ def _max_grade_check(allowed: str, words: tuple = (), finite: bool = False) -> C
     return check
 
 
-def _depth(value: Any) -> int:
-    if value is None:
-        raise ValueError("depth must be a positive integer, got None")
-    return check_k(value, "depth")
-
-
 def _beta(value: Any) -> float:
     beta = check_number(value, "beta")
     if beta < 0:
@@ -199,7 +193,7 @@ MIN_GRADE = Param("min_grade", "number", 0, "labels at or below it have gain 0",
 CWL_MAX_GRADE = Param("max_grade", "number", None,
                       "labels at or above it have gain 1 (None: the largest label of the data)",
                       _max_grade_check("", finite=True), none=True)
-DEPTH = Param("depth", "integer", CWL_DEPTH, "ranks the user model looks at", _depth, low=1)
+DEPTH = Param("depth", "integer", CWL_DEPTH, "ranks the user model looks at", check_depth, low=1)
 CWL = (MIN_GRADE, CWL_MAX_GRADE, DEPTH)
 NERR_P = Param("p", "number", 0.9, "persistence, as RBP's", _probability("p"), low=0, high=1, low_open=True)
 T = Param("T", "number", 1.0, "units of gain the user wants", functools.partial(check_positive, name="T"),
