@@ -1,4 +1,4 @@
-"""Time rankkit.dask on a local cluster against rk.evaluate in memory (issue 14).
+"""Time rankkit.dask on a local cluster against rk.evaluate in memory.
 
 A generated run (``generate.py``: N queries x M documents, ``short`` ids) is cut into
 ``--files`` files at line boundaries, so that queries straddle two files, as the shards of

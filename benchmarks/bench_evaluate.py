@@ -1,4 +1,4 @@
-"""Time per-query evaluation: rankkit vs trec_eval, pytrec_eval and ranx (issue 13's table).
+"""Time per-query evaluation: rankkit vs trec_eval, pytrec_eval and ranx, against speed goals.
 
 Five measures per query: nDCG@10, AP, RR, P@10, R@100. Scenarios (``--scenarios``), each
 library used as its users use it:
@@ -12,9 +12,9 @@ files   from the TREC files to per-query values, at the largest ``--docs``.
         ranx:        ``Qrels.from_file`` / ``Run.from_file`` + ``evaluate(..., return_mean=False)``
         (plus one run of rankkit's steps: read_qrels, read_run, rank, score)
         rankkit is also timed alone in a fresh process (``--child``, after its imports),
-        as ``rankkit evaluate`` runs: the goals are set on that time (the issue's "one
-        process per tool"); the ratios of rankkit in this process are printed too.
-metric  the metric step alone (issue 4): rankkit ``score`` on a prepared ``Rankings`` vs
+        as ``rankkit evaluate`` runs: the goals are set on that time (one process per
+        tool); the ratios of rankkit in this process are printed too.
+metric  the metric step alone: rankkit ``score`` on a prepared ``Rankings`` vs
         pytrec_eval's ``evaluate(run)`` with the evaluator built beforehand.
 dicts   ``{qid: {doc: rel}}`` / ``{qid: {doc: score}}`` in memory, at every ``--docs``:
         rankkit ``evaluate`` vs ``RelevanceEvaluator(qrels, measures).evaluate(run)``.
@@ -90,7 +90,7 @@ ID_SHAPES = ("short", "numeric", "medium", "clueweb")  # generate.py --ids
 FRAME_SHAPES = ("str", "object", "pyterrier", "categorical")
 SWEEP_RUNS = 20
 
-# Goals (issue 13; the metric step is issue 4's). Speed: peer time / rankkit time >= goal.
+# Goals. Speed: peer time / rankkit time >= goal.
 GOAL_FILES = {"trec_eval": 5.0, "ranx": 8.0, "pytrec_eval": None}
 GOAL_DICTS = GOAL_FRAMES = 3.0
 GOAL_METRIC = 20.0
@@ -456,8 +456,8 @@ def scenario_files(args, report: Report) -> None:
     print(f"\n[{label}] from the TREC files", flush=True)
     libraries = file_libraries()
     times, results = rounds({name: (fn, (qrels_path, run_path)) for name, fn in libraries.items()}, args.repeat)
-    # rankkit as `rankkit evaluate` or a new notebook runs it: alone in a fresh process (the
-    # issue's "one process per tool"), timed there after its imports. In this process, which
+    # rankkit as `rankkit evaluate` or a new notebook runs it: alone in a fresh process (one
+    # process per tool), timed there after its imports. In this process, which
     # held pytrec_eval's and ranx's memory, the 480 MiB bound leaves no room to read ahead.
     fresh = times["rankkit, a fresh process"] = []
     for i in range(args.repeat):
@@ -669,8 +669,8 @@ def process_commands(qrels_path: Path, run_path: Path, complete: bool) -> dict[s
 
 
 # Variables a user's shell does not usually set, which change what a Python process costs:
-# with PYTHONDONTWRITEBYTECODE, an editable checkout's modules are compiled at every start
-# (about 0.05 s of CPU for rankkit's); PYTHONUNBUFFERED writes every line as it comes.
+# with PYTHONDONTWRITEBYTECODE, an editable checkout's modules (rankkit's) are compiled at
+# every start; PYTHONUNBUFFERED writes every line as it comes.
 NOT_A_USERS = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
 
 

@@ -1,4 +1,4 @@
-"""Runs larger than memory (issue 14): ``rankkit evaluate`` reading the run block by block.
+"""Runs larger than memory: ``rankkit evaluate`` reading the run block by block.
 
 For each size (``--lines``, in millions: 10 and 30 by default; 1,000 documents per query),
 one process per command, each measured by a small helper interpreter (its children's peak
