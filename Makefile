@@ -1,4 +1,6 @@
 # The two commands: `make demo` and `make test`. Each sets up .venv on a fresh machine.
+# While editing: `make test-fast` (the library without notebooks, Dask, peer sweeps and slow
+# tests) and `make lint`.
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -17,7 +19,7 @@ EDITABLE := --config-settings editable_mode=compat -e
 KERNEL := "--ExecutePreprocessor.extra_arguments=['--IPKernelApp.log_level=ERROR']"
 NBRUN  := -m jupyter nbconvert --log-level=ERROR $(KERNEL) --to notebook --execute --ExecutePreprocessor.store_widget_state=False
 
-.PHONY: demo student test test-oldest notebooks lock bench clean
+.PHONY: demo student test test-fast lint test-oldest notebooks lock bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +73,17 @@ student: $(VENV)/.notebooks
 # Unit, conformance, doctests and strict nbval on every notebook, with the locked versions.
 test: $(VENV)/.test
 	$(PY) -m pytest -q
+
+# The edit loop: the library's tests and doctests without the notebooks (not collected), the
+# Dask cluster, the sweeps against peers and the tests that take seconds (the markers are
+# assigned in tests/conftest.py). `make test` runs them all.
+FAST := not notebook and not dask and not oracle and not slow
+test-fast: $(VENV)/.test
+	$(PY) -m pytest -q tests rankkit -m "$(FAST)"
+
+# pycodestyle, pyflakes, import order, bugbear and pyupgrade (pyproject.toml's [tool.ruff]).
+lint: $(VENV)/.test
+	$(VENV)/bin/ruff check .
 
 # The library tests and doctests on the declared minimum versions, and every notebook
 # executed there (its outputs are compared in `make test`, with the locked versions).
