@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
-from rankkit.names.specs import IR_MEASURES
+from rankkit.names import IR_MEASURES
 
 ir_measures = pytest.importorskip("ir_measures")
 
