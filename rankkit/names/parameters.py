@@ -179,11 +179,11 @@ BASE = Param("base", "number", 2.0, "logarithm base of discount='jk' (2 with 'lo
 RBP_P = Param("p", "number", 0.8, "persistence: the chance of looking at the next rank",
               _probability("p", high_open=True), low=0, high=1, low_open=True, high_open=True)
 RBP_MAX_GRADE = Param("max_grade", "number", None,
-                      "scale labels by it ('query': each query's largest judged label; None: binary at rel)",
+                      "graded RBP, label / max_grade ('query': trec_eval 10's scale per query; None: binary at rel)",
                       _max_grade_check("a positive number, 'query' or None", ("query",)),
                       low=0, low_open=True, choices=("query",), none=True)
 CONVENTION = Param("convention", "text", "moffat_zobel",
-                   "residual of a list shorter than the tail: Moffat & Zobel's, or 0 (trec_eval)",
+                   "Moffat & Zobel's residual (always with the tail p**d), or trec_eval 10's rbp_resid",
                    _option("convention", RESIDUAL_CONVENTIONS), choices=RESIDUAL_CONVENTIONS)
 ERR_P = Param("p", "number", 1.0, "the chance of going on after an unsatisfying document",
               _probability("p"), low=0, high=1, low_open=True)
