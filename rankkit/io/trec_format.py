@@ -78,6 +78,7 @@ _BOM = b"\xef\xbb\xbf"
 _GZIP = b"\x1f\x8b"
 _BINARY_WITHIN = 8192  # bytes: a file with a NUL byte there is "not a text file" before all else
 _SPOOL_IN_MEMORY = 1 << 26  # a pipe is kept (to be read again) in memory up to 64 MB, then on disk
+_TAG_FIELD = 5  # a run line's 6th field: the run tag
 _HEAD_BLOCK = 1 << 16  # bytes read first to choose the delimiter and rule out a second BOM
 NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE = (b"inf", b"infinity", b"nan")
@@ -503,7 +504,7 @@ class _CleanScan:
     def tag(self) -> bytes | None:
         """The 6th field of the last line (the run tag)."""
         fields = b"".join(self._last_line).split()
-        return fields[5] if len(fields) > 5 else None
+        return fields[_TAG_FIELD] if len(fields) > _TAG_FIELD else None
 
 
 class _Dirty(Exception):
@@ -802,7 +803,7 @@ def lines_of(source: Any, query: str, doc: str, limit: int = 2) -> list[int]:
 def _scan_lines(inp: _Input, kind: str) -> _Parsed:
     """The file parsed line by line in Python (slow), by the same rules; an error names its line."""
     value_col, _, ncols, extra_ok = FORMATS[kind]
-    at = 4 if kind == "run" else 3  # the score, the label
+    at = FORMATS[kind][1].index(value_col)  # the field of the score, the label
     queries, docs, values, tag = [], [], [], None
     with closing(_chunks(inp)) as chunks:
         for number, line in enumerate(_split_lines(chunks), start=inp.first_line):
@@ -817,7 +818,7 @@ def _scan_lines(inp: _Input, kind: str) -> _Parsed:
             values.append(_number(fields[at], where, value_col))
             queries.append(fields[0])
             docs.append(fields[2])
-            tag = fields[5] if kind == "run" else None
+            tag = fields[_TAG_FIELD] if kind == "run" else None
     binary = pa.large_binary()
     return (pa.chunked_array([pa.array(queries, binary)]), pa.chunked_array([pa.array(docs, binary)]),
             np.array(values, dtype=np.float64), tag)
