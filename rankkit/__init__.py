@@ -43,10 +43,10 @@ _PUBLIC: dict[str, str] = {
     "mse": "rankkit.metrics.unranked",
     "Rankings": "rankkit.rankings",
     "as_rankings": "rankkit.rankings",
-    "rank": "rankkit.join",
     "read_qrels": "rankkit.io",
     "read_run": "rankkit.io",
-    **dict.fromkeys(("evaluate", "aggregate", "score"), "rankkit.evaluation"),
+    **dict.fromkeys(("rank", "aggregate", "score"), "rankkit.evaluation"),
+    "evaluate": "rankkit.cli",  # the front door: in memory, or rankkit.dask for Dask inputs
     "parse_metric": "rankkit.names",
     "compare": "rankkit.stats",
 }

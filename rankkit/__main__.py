@@ -1,9 +1,9 @@
 """``python -m rankkit``: the command line (:mod:`rankkit.cli`).
 
 When the command is done and its output flushed, the process ends at once (``os._exit``)
-instead of tearing the interpreter down: freeing every module and array one by one took
-60-100 ms per run with pandas loaded (the example files: 0.07 s of 0.5 s), which a shell
-loop over hundreds of runs pays every time. Nothing is left to do at that point: files are
+instead of tearing the interpreter down: freeing every module and array one by one is a
+noticeable part of a short run with pandas loaded (benchmarks/bench_startup.py), which a
+shell loop over hundreds of runs pays every time. Nothing is left to do at that point: files are
 closed, temporary folders removed and threads joined by the command itself. Under coverage
 measurement (``coverage`` imported) the usual exit is kept, so that its data are written.
 """

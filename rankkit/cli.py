@@ -13,11 +13,16 @@ registered in ``_build_parser``. ``rankkit compare QRELS RUN1 RUN2 ... [-m SPEC]
 runs with :func:`rankkit.compare` (paired tests, intervals, corrections); its ``-m`` reads
 measures as ``evaluate``'s does, and without ``-m`` it compares the measures of trec_eval's
 default (``official``) that are means over queries.
+
+It also holds :func:`rankkit.evaluate`'s front door, :func:`evaluate`: the one floor above
+both the in-memory evaluation (:mod:`rankkit.evaluation`) and the Dask one
+(:mod:`rankkit.dask`), which it chooses between by the inputs.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -29,12 +34,28 @@ import pandas as pd
 
 from . import __version__
 from .io.keys import query_index
-from .evaluation.scoring import TIE_POLICIES
+from .io.readers import read_qrels
 from .names.specs import NICKNAMES, REGISTRY, parse_metric
+from .evaluation.scoring import evaluate as _evaluate
+from .evaluation.scoring import is_dask
+from .evaluation.settings import TIE_POLICIES
 from .evaluation.stream import parse_memory
 from .trec_eval import evaluate_like_trec_eval, read_zscores, trec_lines, trec_measures
 
+__all__ = ["main", "evaluate"]
+
 PROG = "rankkit"
+
+
+@functools.wraps(_evaluate)
+def evaluate(qrels, run, metrics, **options):
+    # rk.evaluate: the in-memory evaluation, or Dask's for Dask inputs (its docstring is the core's)
+    if is_dask(qrels) or is_dask(run):  # lazy: rankkit.dask.compute gives the in-memory frame
+        from . import dask as on_dask  # late: only Dask inputs load rankkit.dask (import rankkit never does)
+
+        options = {k: v for k, v in options.items() if k not in ("memory", "progress")}  # of run files only
+        return on_dask.evaluate(qrels, run, metrics, **options)
+    return _evaluate(qrels, run, metrics, **options)
 
 
 def _positive_int(text: str) -> int:
@@ -122,7 +143,13 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_evaluate(commands)
+    _add_compare(commands)
+    return parser
 
+
+def _add_evaluate(commands: argparse._SubParsersAction) -> None:
+    """The ``evaluate`` subcommand: trec_eval's flags, long names and rankkit's own."""
     ev = commands.add_parser(
         "evaluate",
         help="score a TREC run against judgments (trec_eval's output by default)",
@@ -169,6 +196,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="a progress bar on stderr while the run is read (default: when stderr is a terminal)")
     ev.set_defaults(handler=_cmd_evaluate)
 
+
+def _add_compare(commands: argparse._SubParsersAction) -> None:
+    """The ``compare`` subcommand: paired tests of two or more runs."""
     cmp = commands.add_parser(
         "compare",
         help="compare runs on the same queries: paired test, interval, effect size",
@@ -206,7 +236,6 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--format", choices=("text", "markdown", "latex", "csv"), default="text",
                      help="text (default), markdown, latex or csv (every column)")
     cmp.set_defaults(handler=_cmd_compare)
-    return parser
 
 
 def _write(table: pd.DataFrame, summary: pd.Series, args: argparse.Namespace, out: TextIO) -> None:
@@ -342,6 +371,7 @@ def _mark(out: TextIO) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
+    # late: scipy (under rankkit.stats) loads for compare alone, not on evaluate's path
     from .report import to_latex, to_markdown, to_text
     from .stats import compare
 
@@ -350,8 +380,6 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
     names = _run_names(args.runs)
     baseline = _baseline(args.baseline, args.runs, names)
     metrics = _compare_measures(args.metrics)
-    from .io.readers import read_qrels
-
     table = compare(
         read_qrels(args.qrels), dict(zip(names, args.runs)), metrics,
         baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,

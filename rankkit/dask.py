@@ -31,9 +31,10 @@ import numpy as np
 import pandas as pd
 
 from .io.keys import id_bytes, query_index, trec_order
-from ._validation import check_k, check_option, check_rel
-from .evaluation.scoring import QUERY_POLICIES, TIE_POLICIES, aggregate as _aggregate_table
-from .evaluation.scoring import expand_metrics, report_unscored, score_columns
+from ._validation import check_option
+from .evaluation.scoring import aggregate as _aggregate_table
+from .evaluation.scoring import expand_metrics, is_dask, score, unscored_queries
+from .evaluation.settings import Settings
 from .io.readers import COLUMN_NAMES, read_qrels as _read_qrels, read_run as _read_run
 from .join import Matched, rank_frames
 
@@ -42,19 +43,6 @@ __all__ = ["is_dask", "read_qrels", "read_run", "evaluate", "compute", "aggregat
 _INSTALL = ("rankkit.dask needs dask[dataframe] and distributed: install rankkit with its [dask] extra "
             "(pip install \".[dask]\" in rankkit's folder), or pip install \"dask[dataframe]\" distributed")
 _INFO = "rankkit.dask"  # the attrs key of each partition's report on its queries
-
-
-def is_dask(obj: Any) -> bool:
-    """Whether ``obj`` is a Dask collection (a DataFrame, say), without importing Dask.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> is_dask(pd.DataFrame()), is_dask({"q1": {"d1": 1}})
-    (False, False)
-    """
-    module = type(obj).__module__ or ""
-    return module == "dask" or module.startswith(("dask.", "dask_expr"))
 
 
 def _dask():
@@ -244,8 +232,8 @@ def evaluate(
         partitioned by query.
     shuffle : {"tasks", "p2p"}, default="tasks"
         Dask's shuffle method. "tasks" keeps query ids as Categoricals (1-2 bytes a line);
-        "p2p" (distributed's peer-to-peer shuffle) needs them as text. At 10 million lines on
-        two local workers "tasks" took 9.4 s and "p2p" 13.9 s (benchmarks/README.md).
+        "p2p" (distributed's peer-to-peer shuffle) needs them as text, and was the slower of
+        the two on local workers (benchmarks/bench_dask.py, benchmarks/README.md).
 
     Returns
     -------
@@ -278,8 +266,8 @@ def evaluate(
     dask = _dask()
 
     shuffle = check_option(shuffle, ("tasks", "p2p"), "shuffle")
-    settings = _settings(metrics, ties=ties, queries=queries, depth=depth, rel=rel,
-                         judged_only=judged_only, n_docs=n_docs, max_grade=max_grade, columns=columns)
+    settings = Settings(ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only, n_docs=n_docs,
+                        max_grade=max_grade, columns=columns)
     specs = expand_metrics(metrics)  # bad specs fail before anything else
     # rankkit's dtypes as they are (Dask would convert str columns and indexes to its own)
     with dask.config.set({"dataframe.convert-string": False}):
@@ -291,8 +279,9 @@ def evaluate(
         if any(m.name == "runid" for m in specs.values()):  # the run's tag: its last partition's
             tag = run.reduction(_tag, aggregate=_last_tag, meta=(None, object))
         run, qrels = _by_query(run, qrels, q_run, q_qrels, by_query, npartitions or run.npartitions, shuffle)
-        return run.map_partitions(_score_partition, qrels, max_grade, tag, settings, meta=_table_meta(specs),
-                                  align_dataframes=False, enforce_metadata=False)
+        metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+        return run.map_partitions(_score_partition, qrels, max_grade, tag, settings, metrics,
+                                  meta=_table_meta(specs), align_dataframes=False, enforce_metadata=False)
 
 
 def _by_query(run, qrels, q_run: str, q_qrels: str, by_query: bool, n: int, method: str):
@@ -303,21 +292,6 @@ def _by_query(run, qrels, q_run: str, q_qrels: str, by_query: bool, n: int, meth
         qrels = qrels.map_partitions(_as_text, q_qrels, meta=_as_text(qrels._meta, q_qrels))
         return run, qrels.set_index(q_qrels, divisions=list(run.divisions), shuffle_method=method)
     return _shuffle(run, q_run, n, method), _shuffle(qrels, q_qrels, n, method)
-
-
-def _settings(metrics, *, ties, queries, depth, rel, judged_only, n_docs, max_grade, columns) -> dict:
-    """The evaluation-wide options, checked now (before any data is read)."""
-    if max_grade is not None and not (isinstance(max_grade, (int, float, np.number)) and np.isfinite(max_grade)
-                                       and max_grade > 0):
-        raise ValueError(f"max_grade must be a positive number, got {max_grade!r}")
-    if not isinstance(judged_only, (bool, np.bool_)):
-        raise ValueError(f"judged_only must be True or False, got {judged_only!r}")
-    return {
-        "metrics": [metrics] if isinstance(metrics, str) else list(metrics),
-        "ties": check_option(ties, TIE_POLICIES, "ties"), "queries": check_option(queries, QUERY_POLICIES, "queries"),
-        "depth": check_k(depth, "depth"), "rel": None if rel is None else check_rel(rel),
-        "judged_only": bool(judged_only), "n_docs": n_docs, "columns": columns,
-    }
 
 
 def _as_frame(obj, kind: str, columns) -> tuple[Any, str, bool]:
@@ -415,27 +389,27 @@ def _last_tag(tags: pd.Series):
     return tags.iloc[-1] if len(tags) else None
 
 
-def _score_partition(run: pd.DataFrame, qrels: pd.DataFrame, max_grade, tag, settings: dict) -> pd.DataFrame:
+def _score_partition(run: pd.DataFrame, qrels: pd.DataFrame, max_grade, tag, settings: Settings,
+                     metrics: list) -> pd.DataFrame:
     """One partition's queries, scored: rankkit's join and metrics. ``attrs`` report the
     queries left out (their flags), for :func:`compute`."""
     run = run.reset_index() if run.index.name is not None and run.index.name not in run.columns else run
     qrels = qrels.reset_index() if qrels.index.name is not None and qrels.index.name not in qrels.columns else qrels
     matched = Matched()  # ids that never match: warned about once, over every partition (_combine)
-    r = rank_frames(_read_qrels(qrels, columns=settings["columns"]), _read_run(run, columns=settings["columns"]),
-                    ties=settings["ties"], depth=settings["depth"], judged_only=settings["judged_only"],
+    r = rank_frames(_read_qrels(qrels, columns=settings.columns), _read_run(run, columns=settings.columns), settings,
                     matched=matched)
     if tag is not None:
         r = replace(r, run_name=tag)
     in_run, in_qrels = (np.asarray(f, dtype=bool) for f in (r.has_run, r.has_qrels))
-    keep = in_qrels & (in_run | (settings["queries"] == "qrels"))
+    keep = in_qrels & (in_run | (settings.queries == "qrels"))
     if max_grade is None or not np.isfinite(max_grade) or max_grade <= 0:
         max_grade = r.max_grade() if max_grade is None else 1.0
-    table = score_columns(r.take(keep), expand_metrics(settings["metrics"]), rel=settings["rel"],
-                          max_grade=float(max_grade), n_docs=settings["n_docs"])
+    table = score(r.take(keep), metrics, rel=settings.rel, max_grade=float(max_grade),
+                  n_docs=settings.n_docs)
     table.attrs[_INFO] = {
         "no judgments": r.query_ids[in_run & ~in_qrels].tolist(),
         "not in the run": r.query_ids[in_qrels & ~in_run].tolist(),
-        "queries": settings["queries"], "ties": settings["ties"], "matched": matched,
+        "queries": settings.queries, "ties": settings.ties, "matched": matched,
     }
     return table
 
@@ -485,11 +459,11 @@ def compute(*tables, **kwargs):
     >>> result.attrs["unscored"], str(caught[0].message)[:40]
     ({'7': 'not in the run'}, 'judged queries missing from the run are ')
     """
-    return _compute(tables, kwargs, stacklevel=4)
+    return _compute(tables, kwargs)
 
 
-def _compute(tables: tuple, kwargs: dict, stacklevel: int):
-    """:func:`compute`; warnings point ``stacklevel`` frames up from here."""
+def _compute(tables: tuple, kwargs: dict):
+    """:func:`compute`."""
     dask = _dask()
 
     dd = _dd()
@@ -499,13 +473,11 @@ def _compute(tables: tuple, kwargs: dict, stacklevel: int):
         if not isinstance(table, dd.DataFrame):
             raise ValueError(f"tables must be Dask DataFrames rankkit.dask.evaluate returned, got {type(table).__name__}")
     parts = dask.compute(*[table.to_delayed() for table in tables], **kwargs)
-    out = []
-    for frames in parts:  # a loop, not a comprehension: a frame of its own before Python 3.12
-        out.append(_combine(frames, stacklevel + 1))
+    out = [_combine(frames) for frames in parts]
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _combine(frames: list[pd.DataFrame], stacklevel: int) -> pd.DataFrame:
+def _combine(frames: list[pd.DataFrame]) -> pd.DataFrame:
     """The partitions of one table as :func:`rankkit.evaluate` returns it."""
     infos = [frame.attrs.get(_INFO) for frame in frames]
     if not frames or any(info is None for info in infos):
@@ -524,15 +496,15 @@ def _combine(frames: list[pd.DataFrame], stacklevel: int) -> pd.DataFrame:
     for info in infos:
         matched.merge(info["matched"])
     matched.warn()  # as rankkit.evaluate warns, before the queries left out
-    _, unscored = report_unscored(*flags, queries, stacklevel=stacklevel)
+    _, unscored = unscored_queries(*flags, queries)
     table.attrs = {"metrics": frames[0].attrs["metrics"], "unscored": unscored, "queries": queries, "ties": ties}
     return table
 
 
 def _flags(scored: list, no_judgments: list, not_in_run: list) -> tuple[pd.Index, np.ndarray, np.ndarray]:
     """Every query of an evaluation in trec_eval's order, with whether each is in the run
-    and in the judgments, for :func:`rankkit.evaluate.report_unscored` (its warnings, its
-    unscored report, its check of common queries)."""
+    and in the judgments, for :func:`rankkit.evaluation.scoring.unscored_queries` (its
+    warnings, its unscored report, its check of common queries)."""
     ids = sorted({*scored, *no_judgments, *not_in_run}, key=id_bytes)
     missing, lacking = set(not_in_run), set(no_judgments)
     in_run = np.array([q not in missing for q in ids], dtype=bool)
@@ -553,7 +525,7 @@ def aggregate(table, **kwargs) -> pd.Series:
     >>> aggregate(evaluate({"q1": {"a": 1}, "q2": {"c": 1}}, run, ["P@1", "num_rel"]), scheduler="sync").to_dict()
     {'P@1': 0.5, 'num_rel': 2.0}
     """
-    return _aggregate_table(table if isinstance(table, pd.DataFrame) else _compute((table,), kwargs, stacklevel=4))
+    return _aggregate_table(table if isinstance(table, pd.DataFrame) else _compute((table,), kwargs))
 
 
 def compare(qrels, runs: Mapping, metrics, *, queries: str = "run", ties: str = "docno",
@@ -595,7 +567,7 @@ def compare(qrels, runs: Mapping, metrics, *, queries: str = "run", ties: str = 
       system baseline  diff
     0  dense     bm25  -0.5
     """
-    from .stats import compare as compare_tables
+    from .stats import compare as compare_tables  # late: scipy loads for compare() alone
 
     if not isinstance(runs, Mapping):
         raise ValueError(f"runs must be a mapping of name -> run, got {type(runs).__name__}")
@@ -603,6 +575,6 @@ def compare(qrels, runs: Mapping, metrics, *, queries: str = "run", ties: str = 
         qrels = _read_qrels(qrels, columns=columns)  # read once, for every run
     names = list(expand_metrics(metrics))
     lazy = [evaluate(qrels, run, metrics, queries=queries, ties=ties, columns=columns) for run in runs.values()]
-    tables = _compute(tuple(lazy), {} if scheduler is None else {"scheduler": scheduler}, stacklevel=4)
+    tables = _compute(tuple(lazy), {} if scheduler is None else {"scheduler": scheduler})
     tables = tables if isinstance(tables, tuple) else (tables,)
     return compare_tables(None, dict(zip(runs, tables)), names, queries=queries, **options)

@@ -1,7 +1,7 @@
 """The join: a run and its judgments become a :class:`~rankkit.rankings.Rankings`.
 
-:func:`rank` reads both inputs (:mod:`rankkit.io`), then goes through six named steps,
-each a function below, in this order (trec_eval does the same work in ``form_res_rels.c``):
+:func:`rank_frames` takes both inputs as :mod:`rankkit.io` read them (:func:`rankkit.rank`
+reads them and calls it), then goes through six named steps, each a function below, in this order (trec_eval does the same work in ``form_res_rels.c``):
 
 1. :func:`_query_rows` - the queries of the run and of the judgments, one row each, in
    trec_eval's order (ids compared as bytes).
@@ -26,7 +26,6 @@ from __future__ import annotations
 import sys
 import warnings
 import weakref
-from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -46,126 +45,30 @@ from .io.keys import (
     take,
     word_count,
 )
-from ._validation import check_k, check_option, check_rel
-from .io.readers import read_qrels, read_run
 from .rankings import Rankings
 
-__all__ = ["rank", "rank_frames", "Matched", "TIES"]
+__all__ = ["rank_frames", "Matched", "TIES", "outside_rankkit"]
 
-#: The orders of documents with equal scores (see :func:`rank`).
+#: The orders of documents with equal scores (see :func:`rankkit.rank`).
 TIES = ("docno", "optimistic", "pessimistic", "average")
 
 
-def rank(
-    qrels: Any,
-    run: Any,
-    *,
-    ties: str = "docno",
-    depth: int | None = None,
-    rel: float = 1,
-    judged_only: bool = False,
-    columns: Mapping[str, str] | None = None,
-) -> Rankings:
-    """Join a run with its judgments and order every query: the :class:`Rankings` of a run.
+def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, settings: Any = None, *, ties: str = "docno",
+                depth: int | None = None, judged_only: bool = False, matched: "Matched | None" = None) -> Rankings:
+    """:func:`rankkit.rank` on frames as :func:`rankkit.read_qrels` and :func:`rankkit.read_run`
+    return them (canonical query categories, no duplicates), which it takes as they are:
+    the steps below, without reading anything.
 
-    Each query's documents are ordered by score, descending; documents with equal scores
-    are ordered by ``ties``. The judged label of each retrieved document fills ``labels``;
-    every judged label of the query (retrieved or not) fills ``ideal``.
-
-    Parameters
-    ----------
-    qrels : path, DataFrame, records or dict
-        Anything :func:`rankkit.read_qrels` accepts. Labels below 0 ("pooled but not judged",
-        trec_eval) count as unjudged: label 0, ``judged`` False, not in ``ideal``/``n_judged``.
-    run : path, DataFrame, records or dict
-        Anything :func:`rankkit.read_run` accepts. The rank column of a TREC file is ignored.
-    ties : {"docno", "optimistic", "pessimistic", "average"}, default="docno"
-        Order of documents with equal scores within a query:
-
-        - ``"docno"``: document id descending, in byte order (``strcmp``): trec_eval's order,
-          and pytrec_eval's.
-        - ``"optimistic"`` / ``"pessimistic"``: higher / lower labels first (then docno), the
-          best and worst case for every metric and every relevance threshold.
-        - ``"average"``: docno order, and ``Rankings.ties`` holds tie-group ids: each group of
-          equal scores in a query is a run of consecutive ranks with one id, unique over the
-          whole matrix (every other rank, padding included, has an id of its own). Metrics that
-          are linear in per-rank values (P, R, CG, DCG/nDCG, success via counts) then report
-          their exact expectation over all orders of every group (:meth:`Rankings.expected`).
-    depth : int, optional
-        Keep each query's first ``depth`` documents after ordering (trec_eval ``-M``).
-        A tie group cut by ``depth`` keeps its docno-first members.
-    rel : float, default=1
-        Relevance threshold, accepted for symmetry with the metrics. The optimistic and
-        pessimistic orders sort by the label itself, which is the best / worst case for every
-        threshold, so ``rel`` does not change the result.
-    judged_only : bool, default=False
-        Keep only the retrieved documents that have a judgment (label >= 0), in their order,
-        after the ``depth`` cut: trec_eval ``-J``. Queries keep their place (``has_run``)
-        even when none of their documents is judged.
-    columns : dict, optional
-        Other column names of the qrels and the run, as :func:`rankkit.read_qrels` takes them
-        (``{"topic": "query_id", "grade": "relevance", "sim": "score"}``).
-
-    Returns
-    -------
-    Rankings
-        One row per query found in the run *or* the judgments, in trec_eval's order
-        (query ids compared as strings, byte order). ``has_run`` and ``has_qrels`` say where
-        each query was found; a query absent from the run has an empty ranking (length 0),
-        a query without judgments has ``n_judged == 0``.
-
-    Raises
-    ------
-    ValueError
-        Anything :func:`rankkit.read_qrels` / :func:`rankkit.read_run` reject; an unknown
-        ``ties``; ``depth`` not a positive integer.
-
-    Warns
-    -----
-    UserWarning
-        When no retrieved document of any query the two share has a judgment, with an id
-        of each side: ids that never match (``doc-02207`` and ``DOC-02207``) would
-        otherwise give 0 everywhere without a word.
-
-    Examples
-    --------
-    >>> qrels = {"q1": {"a": 2, "b": 0, "c": 1, "z": 1}, "q2": {"x": 1}}
-    >>> run = {"q1": {"a": 0.5, "b": 0.9, "c": 0.5}, "q3": {"y": 1.0}}
-    >>> r = rank(qrels, run)
-    >>> list(r.query_ids), r.has_run, r.has_qrels
-    (['q1', 'q2', 'q3'], array([ True, False,  True]), array([ True,  True, False]))
-    >>> r.labels          # q1: b (0.9), then c before a (tied at 0.5, docno descending)
-    array([[0., 1., 2.],
-           [0., 0., 0.],
-           [0., 0., 0.]])
-    >>> r.ideal, r.n_judged
-    (array([[2., 1., 1., 0.],
-           [1., 0., 0., 0.],
-           [0., 0., 0., 0.]]), array([4, 1, 0]))
-    >>> rank(qrels, run, ties="optimistic").labels[0]
-    array([0., 2., 1.])
-    >>> rank(qrels, run, ties="average").ties[0]
-    array([0, 1, 1])
-    """
-    ties = check_option(ties, TIES, "ties")
-    depth = check_k(depth, "depth")
-    check_rel(rel)
-    if not isinstance(judged_only, (bool, np.bool_)):
-        raise ValueError(f"judged_only must be True or False, got {judged_only!r}")
-    return rank_frames(read_qrels(qrels, columns=columns), read_run(run, columns=columns), ties=ties, depth=depth,
-                       judged_only=judged_only)
-
-
-def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, *, ties: str = "docno", depth: int | None = None,
-                judged_only: bool = False, matched: "Matched | None" = None) -> Rankings:
-    """:func:`rank` on frames as :func:`rankkit.read_qrels` and :func:`rankkit.read_run`
-    return them (checked options, canonical query categories, no duplicates), which it
-    takes as they are: the steps below, without reading anything.
+    The options come checked: from ``settings`` (an evaluation's
+    :class:`rankkit.evaluation.settings.Settings`, of which the join reads ``ties``,
+    ``depth`` and ``judged_only``), or else as the keywords of these names.
 
     When no retrieved document of any query has a judgment, it warns, showing an id of
     each side (``doc-02207`` never matches ``DOC-02207``); given ``matched`` (the join of
     one block of a run read in blocks), it counts there instead, and the caller warns
     once for the whole run (:meth:`Matched.warn`)."""
+    if settings is not None:
+        ties, depth, judged_only = settings.ties, settings.depth, settings.judged_only
     qrels_ids, judgments = _Judgments.of(qrels)
     run_name, run_ids = run.attrs.get("name"), arrow_ids(run.doc_id)
     query_ids, run_rows, judged_rows = _query_rows(run.query_id, judgments)
@@ -245,11 +148,11 @@ class Matched:
         warnings.warn(
             f"no retrieved document of any query is judged: run ids look like {run_id!r}, judged ids like "
             f"{judged_id!r} (ids must match exactly, case included)",
-            UserWarning, stacklevel=_outside_rankkit(),
+            UserWarning, stacklevel=outside_rankkit(),
         )
 
 
-def _outside_rankkit() -> int:
+def outside_rankkit() -> int:
     """The ``stacklevel`` that makes a warning point at the first caller outside rankkit,
     for a ``warnings.warn`` in the function that calls this."""
     frame, level = sys._getframe(1), 1
@@ -346,7 +249,7 @@ def _order_run(run_rows: np.ndarray, scores: np.ndarray, n: int) -> _Ordered:
     if order is None:  # queries of very different lengths: one sort of every line
         # Equal scores may come out in any order here: step 4 puts every tie group in the
         # order ``ties`` names, from the ids and labels alone. So the scores need no stable
-        # sort (NumPy's introsort, SIMD where the CPU has it, is ~4x faster than merge sort).
+        # sort (NumPy's introsort, SIMD where the CPU has it, outruns merge sort).
         order = _stably_by_query(np.argsort(-scores), run_rows, n)
     if len(order) < 2**31:
         order = order.astype(np.int32)  # half the memory of argsort's int64
@@ -401,8 +304,8 @@ def _sort_blocks(starts: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> n
 
     Every block is sorted on its own, as one row of a matrix padded with +inf (the
     scores negated): ``np.argsort(axis=1)`` does n log(block) work where one sort of
-    every row does n log(n): 16 vs 88 ms on 10,000 queries of 100 lines, 0.32 vs 1.7 s
-    of 1,000. The padding may at most double the rows.
+    every row does n log(n) (benchmarks/bench_join.py measures both). The padding may at
+    most double the rows.
     """
     index = np.int32 if len(codes) < 2**31 else np.int64
     sizes = np.diff(np.append(starts, len(codes)))
@@ -458,7 +361,13 @@ def _index(codes: np.ndarray, doc_key: np.ndarray, n: int, hashed: bool) -> _Ind
     return _Index(key, by_key, first, maybe, shift, hashed)
 
 
-def _lookup(ordered: _Ordered, run_key: np.ndarray, code_of: np.ndarray, index: _Index, *, block=1 << 17):
+#: Run positions looked up at once by :func:`_lookup`: 131,072 keys, so that a block's
+#: temporaries (keys, bucket bits, search positions) stay in the CPU cache.
+_LOOKUP_BLOCK = 1 << 17
+
+
+def _lookup(ordered: _Ordered, run_key: np.ndarray, code_of: np.ndarray, index: _Index, *,
+            block: int = _LOOKUP_BLOCK):
     """The judged documents of the run: ``(rows, matched)``, ascending ``rows`` (positions in
     the ordered run) and, for each, the row of its judgment.
 
@@ -568,10 +477,9 @@ def _by_query_descending(codes: np.ndarray, grades: np.ndarray, n: int) -> np.nd
     """``grades`` (>= 0) ordered by query code (< ``n``), then descending.
 
     Grades are usually a few whole numbers: then they are counted per query and grade and
-    written out in order (``np.repeat``), no sort at all: 8 ms where the sort below takes
-    30 ms on 800k judgments of 10,000 queries. Other grades are sorted: by grade, then
-    stably by query (equal grades are equal values, their order does not matter), 3x
-    faster than ``np.lexsort``.
+    written out in order (``np.repeat``), no sort at all. Other grades are sorted: by
+    grade, then stably by query (equal grades are equal values, their order does not
+    matter), two sorts that outrun one ``np.lexsort``.
     """
     top = int(grades.max()) if len(grades) else 0
     if len(grades) and n * (top + 1) <= 4 * len(grades) + 4096 and np.array_equal(grades, np.floor(grades)):

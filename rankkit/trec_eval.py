@@ -41,22 +41,12 @@ import pyarrow.compute as pc
 
 from .metrics._interpolation import recall_cut
 from .metrics._numerics import query_sum
-from .io.trec_format import NUMBER, id_text, os_error
 from .metrics.binary import STANDARD_RECALL_LEVELS
-from .evaluation.scoring import (
-    GEOMETRIC_FLOOR,
-    aggregate,
-    report_unscored,
-    score_columns,
-    select_queries,
-    with_tag,
-)
 from .io.keys import arrow_ids
-from ._validation import check_k, check_option
-from .io.readers import RunFile, read_qrels, read_run
-from .join import TIES, rank_frames
+from .io.readers import read_qrels
+from .io.trec_format import NUMBER, id_text, os_error
+from .join import outside_rankkit
 from .rankings import Rankings
-from .evaluation.stream import combine, judged_max_grade, parse_memory, stream_tables
 from .names.specs import (
     NICKNAMES,
     TREC_FAMILIES,
@@ -66,6 +56,8 @@ from .names.specs import (
     parse_metric,
     trec_columns,
 )
+from .evaluation.scoring import GEOMETRIC_FLOOR, aggregate, per_query_table, score
+from .evaluation.settings import Settings
 
 __all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines", "read_zscores", "to_zscores"]
 
@@ -133,36 +125,19 @@ def evaluate_like_trec_eval(
     with a progress bar if ``progress`` (see :func:`rankkit.evaluate`). Returns the per-query table (one row per scored query,
     in trec_eval's order) and the ``all`` values (a Series; strings for runid).
     """
-    memory = parse_memory(memory)
-    if not isinstance(judged_only, (bool, np.bool_)):
-        raise ValueError(f"judged_only must be True or False, got {judged_only!r}")
-    options = {"ties": check_option(ties, TIES, "ties"), "depth": check_k(depth, "depth"), "judged_only": judged_only}
+    settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
+                        judged_only=judged_only, n_docs=n_docs, memory=memory, progress=progress)
     qrels = read_qrels(qrels)
     named = _judged_bogus_docno(qrels) if complete else {}
-    if RunFile.is_trec(run):
-        labels = qrels.relevance.to_numpy()
-        max_grade = judged_max_grade(qrels)
-        with RunFile(run) as run_file:
-            _check_integer_labels(labels[labels >= 0])
-            tables, found = stream_tables(
-                qrels, run_file, lambda r: _trec_table(r, columns, judged_only, rel, max_grade, n_docs, named),
-                complete=complete, memory=memory, progress=progress, **options)
-        _, unscored = report_unscored(*found.flags(), "qrels" if complete else "run", stacklevel=4)
-        table = with_tag(combine(tables), found.tag)
-        n_rel = float((labels > 0).sum())
-    else:
-        r = rank_frames(qrels, read_run(run), **options)
-        _check_integer_labels(r.ideal)
-        keep, unscored = select_queries(r, "qrels" if complete else "run", stacklevel=4)
-        table = _trec_table(r.take(keep), columns, judged_only, rel, r.max_grade(), n_docs, named)
-        n_rel = float((r.ideal[r.has_qrels] > 0).sum())
+    table, unscored = per_query_table(qrels, run, lambda r, s: _trec_table(r, columns, s, named), settings,
+                                      check_labels=_check_integer_labels)
     table.attrs["unscored"] = unscored
     geometric = to_zscores(table, zscores) if zscores is not None else {}
     summary = aggregate(table)
     for column, value in geometric.items():
         summary[column] = value
     if complete and "num_rel" in table.columns:  # trec_eval counts every label > 0 here
-        summary["num_rel"] = n_rel
+        summary["num_rel"] = float((qrels.relevance.to_numpy() > 0).sum())
     return table, summary
 
 
@@ -253,16 +228,15 @@ def _check_integer_labels(labels: np.ndarray) -> None:
     fractions = labels[labels != np.floor(labels)]  # judged labels: >= 0
     if fractions.size:
         warnings.warn("some labels are not integers; rankkit keeps them, trec_eval would truncate "
-                      f"them ({fractions[0]:g} -> {int(fractions[0])})", UserWarning, stacklevel=3)
+                      f"them ({fractions[0]:g} -> {int(fractions[0])})", UserWarning, stacklevel=outside_rankkit())
 
 
-def _trec_table(r: Rankings, columns: dict[str, Metric], judged_only: bool, rel, max_grade: float,
-                n_docs, named: dict[str, float]) -> pd.DataFrame:
+def _trec_table(r: Rankings, columns: dict[str, Metric], settings: Settings, named: dict[str, float]) -> pd.DataFrame:
     """The values of the queries of ``r`` (each judged), as trec_eval sets them."""
     missing = ~r.has_run
-    scored = _one_document(r, missing, judged_only, named)
-    table = score_columns(scored, columns, rel=rel, max_grade=max_grade, n_docs=n_docs)
-    _trec_eval_nan(table, columns, scored, rel)
+    scored = _one_document(r, missing, settings.judged_only, named)
+    table = score(scored, columns, rel=settings.rel, max_grade=settings.max_grade, n_docs=settings.n_docs)
+    _trec_eval_nan(table, columns, scored, settings.rel)
     _clear_missing(table, missing)
     return table
 

@@ -1,4 +1,9 @@
-"""``evaluate``: score a run against judgments, one row per query; ``score`` and ``aggregate``.
+"""``evaluate``: score a run against judgments, one row per query; ``rank``, ``score`` and ``aggregate``.
+
+The way of a run, one way down: :func:`evaluate` (and :func:`rankkit.trec_eval.evaluate_like_trec_eval`)
+check their options once into a :class:`~rankkit.evaluation.settings.Settings`; :func:`per_query_table`
+reads a run file in blocks (:mod:`rankkit.evaluation.stream`) or joins a run held in memory
+(:func:`rankkit.join.rank_frames`), and scores each :class:`Rankings` (:func:`score`).
 
 Metrics are named by specs (:mod:`rankkit.names`), one syntax everywhere (the command line,
 ``evaluate``, notebooks)::
@@ -21,7 +26,7 @@ parameters a spec may set, whether it takes a cutoff, and how trec_eval aggregat
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Context, Decimal, localcontext
 from typing import Any
 
@@ -29,20 +34,19 @@ import numpy as np
 import pandas as pd
 
 from ..metrics._numerics import query_sum
-from .._validation import check_option, check_rel
-from ..io.readers import RunFile, read_qrels
-from ..join import TIES as TIE_POLICIES
-from ..join import rank
+from .._validation import check_rel
+from ..io.readers import RunFile, read_qrels, read_run
+from ..join import outside_rankkit, rank_frames
 from ..rankings import Rankings, as_rankings
 from ..names.specs import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
-from .stream import combine, judged_max_grade, parse_memory, stream_tables
+from .settings import QUERY_POLICIES, TIE_POLICIES, Settings
+from .stream import combine, judged_max_grade, stream_tables
 
 __all__ = [
-    "Metric", "MetricInfo", "REGISTRY", "parse_metric", "expand_metrics", "score",
-    "evaluate", "aggregate", "QUERY_POLICIES", "TIE_POLICIES",
+    "Metric", "MetricInfo", "REGISTRY", "parse_metric", "expand_metrics", "score", "rank",
+    "evaluate", "aggregate", "per_query_table", "unscored_queries", "is_dask", "QUERY_POLICIES",
+    "TIE_POLICIES",
 ]
-
-QUERY_POLICIES = ("run", "qrels")
 
 
 # --------------------------------------------------------------------------- scoring
@@ -62,8 +66,9 @@ def score(
     ----------
     rankings : Rankings or array-like
         Ranked labels (see :func:`as_rankings`), e.g. from :func:`rankkit.rank`.
-    metrics : spec, Metric, or a list of them
-        See :func:`parse_metric` and :func:`expand_metrics` (column names).
+    metrics : spec, Metric, a list of them, or a mapping of column name -> spec or Metric
+        See :func:`parse_metric` and :func:`expand_metrics` (column names); a mapping names
+        the columns itself (as :func:`expand_metrics` and trec_eval's names give them).
     rel : float or None, default=None
         Relevance level for every binary metric whose spec does not set ``rel``
         (trec_eval ``-l``); None keeps each function's default (1).
@@ -90,17 +95,12 @@ def score(
     1         0.0              0.5000
     """
     r = as_rankings(rankings)
-    columns = expand_metrics(metrics)
+    if isinstance(metrics, Mapping):
+        columns = {c: m if isinstance(m, Metric) else parse_metric(m) for c, m in metrics.items()}
+    else:
+        columns = expand_metrics(metrics)
     if rel is not None:
         rel = check_rel(rel)
-    return score_columns(r, columns, rel=rel, max_grade=max_grade, n_docs=n_docs)
-
-
-def score_columns(r: Rankings, columns: dict[str, Metric], *, rel: float | None = None,
-                  max_grade: float | None = None, n_docs: int | None = None) -> pd.DataFrame:
-    """One column per ``columns`` item (name -> parsed :class:`Metric`, as
-    :func:`expand_metrics` gives them) on a :class:`Rankings`, with the evaluation-wide
-    defaults ``rel``, ``max_grade`` (default: the largest label) and ``n_docs``."""
     return _score(r, columns, _defaults(r, rel, max_grade, n_docs))
 
 
@@ -322,8 +322,9 @@ def evaluate(
         per metric. ``attrs["unscored"]`` maps every query left out to the reason,
         ``attrs["metrics"]`` each column to its canonical spec, and ``attrs["queries"]``,
         ``attrs["ties"]`` record the policies. :func:`aggregate` gives trec_eval's ``all``.
-        Given Dask DataFrames (qrels or run), :func:`rankkit.dask.evaluate` is called: the
-        result is a lazy Dask DataFrame, and ``rankkit.dask.compute(table)`` gives this
+        Given Dask DataFrames (qrels or run), ``rankkit.evaluate`` calls
+        :func:`rankkit.dask.evaluate` (``rankkit.evaluation.evaluate`` takes the other inputs):
+        the result is a lazy Dask DataFrame, and ``rankkit.dask.compute(table)`` gives this
         frame (trec_eval's order, these attrs, the warnings).
 
     Warns
@@ -348,39 +349,57 @@ def evaluate(
     >>> table.attrs["unscored"]
     {'q2': 'not in the run', 'q3': 'no judgments'}
     """
-    from .. import dask as on_dask  # late: rankkit.dask builds on this module (and imports no Dask here)
-
-    if on_dask.is_dask(qrels) or on_dask.is_dask(run):  # lazy: on_dask.compute gives this frame
-        return on_dask.evaluate(qrels, run, metrics, ties=ties, queries=queries, depth=depth, rel=rel,
-                                judged_only=judged_only, n_docs=n_docs, max_grade=max_grade, columns=columns)
-    queries = check_option(queries, QUERY_POLICIES, "queries")
-    ties = check_option(ties, TIE_POLICIES, "ties")
-    if rel is not None:
-        rel = check_rel(rel)
-    if max_grade is not None and not (isinstance(max_grade, (int, float, np.number)) and np.isfinite(max_grade)
-                                       and max_grade > 0):
-        raise ValueError(f"max_grade must be a positive number, got {max_grade!r}")
+    settings = Settings(ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only, n_docs=n_docs,
+                        max_grade=max_grade, columns=columns, memory=memory, progress=progress)
     specs = expand_metrics(metrics)  # bad specs fail before any file is read
-    memory = parse_memory(memory)
-    options = {"ties": ties, "depth": depth, "judged_only": judged_only}
-    if RunFile.is_trec(run):
-        qrels = read_qrels(qrels, columns=columns)
-        max_grade = max_grade or judged_max_grade(qrels)
-        with RunFile(run) as run_file:
-            tables, found = stream_tables(
-                qrels, run_file, lambda r: score_columns(r, specs, rel=rel, max_grade=max_grade, n_docs=n_docs),
-                complete=queries == "qrels", memory=memory, progress=progress, **options)
-        _, unscored = report_unscored(*found.flags(), queries)
-        table = with_tag(combine(tables), found.tag)
-    else:
-        r = rank(qrels, run, columns=columns, **options)  # reads the inputs
-        keep, unscored = select_queries(r, queries)
-        table = score_columns(r.take(keep), specs, rel=rel, max_grade=max_grade or r.max_grade(), n_docs=n_docs)
-    table.attrs |= {"unscored": unscored, "queries": queries, "ties": ties}
+    table, unscored = per_query_table(read_qrels(qrels, columns=columns), run,
+                                      lambda r, s: _score_with(r, specs, s), settings)
+    table.attrs |= {"unscored": unscored, "queries": settings.queries, "ties": settings.ties}
     return table
 
 
-def with_tag(table: pd.DataFrame, tag: str | None) -> pd.DataFrame:
+def _score_with(r: Rankings, columns: dict[str, Metric], settings: Settings) -> pd.DataFrame:
+    """:func:`score` with the evaluation-wide defaults of ``settings``."""
+    return _score(r, columns, _defaults(r, settings.rel, settings.max_grade, settings.n_docs))
+
+
+def per_query_table(
+    qrels: pd.DataFrame,
+    run,
+    score_rankings: Callable[[Rankings, Settings], pd.DataFrame],
+    settings: Settings,
+    *,
+    check_labels: Callable[[np.ndarray], None] | None = None,
+) -> tuple[pd.DataFrame, dict]:
+    """The per-query table of a run, read from a file in blocks or held in memory: the one
+    way of :func:`evaluate` and of trec_eval's printer (:mod:`rankkit.trec_eval`).
+
+    ``qrels`` is a frame :func:`rankkit.read_qrels` returned. A TREC run file is read block
+    by block (:func:`rankkit.evaluation.stream.stream_tables`, within ``settings.memory``);
+    any other run is read whole and joined at once. ``score_rankings(r, settings)`` scores
+    the queries of ``r`` to keep (``settings.queries``), with ``settings.max_grade`` set
+    (the judgments' largest label when none was given). ``check_labels`` is shown the
+    judged labels (>= 0) once. Returns the table, in trec_eval's order, and the queries
+    left out with the reason (warned about, as :func:`unscored_queries` warns).
+    """
+    if RunFile.is_trec(run):
+        settings = settings.with_max_grade(judged_max_grade(qrels))
+        with RunFile(run) as run_file:
+            if check_labels is not None:
+                labels = qrels.relevance.to_numpy()
+                check_labels(labels[labels >= 0])
+            tables, found = stream_tables(qrels, run_file, lambda r: score_rankings(r, settings), settings)
+        _, unscored = unscored_queries(*found.flags(), settings.queries)
+        return _with_tag(combine(tables), found.tag), unscored
+    r = rank_frames(qrels, read_run(run, columns=settings.columns), settings)
+    if check_labels is not None:
+        check_labels(r.ideal)
+    in_run, in_qrels = _query_flags(r)
+    keep, unscored = unscored_queries(r.query_ids, in_run, in_qrels, settings.queries)
+    return score_rankings(r.take(keep), settings.with_max_grade(r.max_grade())), unscored
+
+
+def _with_tag(table: pd.DataFrame, tag: str | None) -> pd.DataFrame:
     """``runid`` columns set to the run's tag (a run read in blocks knows it at the end)."""
     for column, spec in table.attrs.get("metrics", {}).items():
         if parse_metric(spec).name == "runid":
@@ -388,18 +407,16 @@ def with_tag(table: pd.DataFrame, tag: str | None) -> pd.DataFrame:
     return table
 
 
-def select_queries(r: Rankings, queries: str, *, stacklevel: int = 3) -> tuple[np.ndarray, dict]:
-    """Which rows of ``rank``'s Rankings to score under a ``queries=`` policy, and why each
-    other query is left out (warning about them); a ValueError if run and judgments
-    share no query."""
-    in_run, in_qrels = _query_flags(r)
-    return report_unscored(r.query_ids, in_run, in_qrels, queries, stacklevel=stacklevel + 1)
+def unscored_queries(query_ids: pd.Index, in_run: np.ndarray, in_qrels: np.ndarray,
+                     queries: str) -> tuple[np.ndarray, dict]:
+    """Which queries to score under a ``queries=`` policy, and why each other one is left
+    out, given every query of a run and its judgments (in trec_eval's order) and whether
+    each is in the run and in the judgments.
 
-
-def report_unscored(query_ids: pd.Index, in_run: np.ndarray, in_qrels: np.ndarray, queries: str, *,
-                    stacklevel: int = 3) -> tuple[np.ndarray, dict]:
-    """:func:`select_queries` on every query of a run and its judgments (in trec_eval's
-    order) and whether each is in the run and in the judgments."""
+    Warns about the queries left out, at the first caller's line outside rankkit; a
+    ValueError if the run and the judgments share no query. Returns the mask of queries
+    to score and ``{query id: reason}``.
+    """
     if not (in_run & in_qrels).any() and in_run.any() and in_qrels.any():
         raise ValueError(
             f"no query in common between the judgments ({_listing(query_ids[in_qrels], 3)}) "
@@ -414,7 +431,7 @@ def report_unscored(query_ids: pd.Index, in_run: np.ndarray, in_qrels: np.ndarra
             f"run queries without judgments are not scored ({len(no_judgments)}): "
             f"{_listing(no_judgments)}",
             UserWarning,
-            stacklevel=stacklevel,
+            stacklevel=outside_rankkit(),
         )
     if queries == "run":
         missing = query_ids[in_qrels & ~in_run]
@@ -424,6 +441,118 @@ def report_unscored(query_ids: pd.Index, in_run: np.ndarray, in_qrels: np.ndarra
                 f"judged queries missing from the run are not scored ({len(missing)}; "
                 f"queries='qrels' scores them as 0): {_listing(missing)}",
                 UserWarning,
-                stacklevel=stacklevel,
+                stacklevel=outside_rankkit(),
             )
     return keep, dict(sorted(unscored.items(), key=lambda item: str(item[0])))
+
+
+def is_dask(obj: Any) -> bool:
+    """Whether ``obj`` is a Dask collection (a DataFrame, say), without importing Dask:
+    :func:`rankkit.evaluate` sends such inputs to :func:`rankkit.dask.evaluate`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> is_dask(pd.DataFrame()), is_dask({"q1": {"d1": 1}})
+    (False, False)
+    """
+    module = type(obj).__module__ or ""
+    return module == "dask" or module.startswith(("dask.", "dask_expr"))
+
+
+# --------------------------------------------------------------------------- the join, checked
+
+
+def rank(
+    qrels: Any,
+    run: Any,
+    *,
+    ties: str = "docno",
+    depth: int | None = None,
+    rel: float = 1,
+    judged_only: bool = False,
+    columns: Mapping[str, str] | None = None,
+) -> Rankings:
+    """Join a run with its judgments and order every query: the :class:`Rankings` of a run.
+
+    Each query's documents are ordered by score, descending; documents with equal scores
+    are ordered by ``ties``. The judged label of each retrieved document fills ``labels``;
+    every judged label of the query (retrieved or not) fills ``ideal``.
+
+    Parameters
+    ----------
+    qrels : path, DataFrame, records or dict
+        Anything :func:`rankkit.read_qrels` accepts. Labels below 0 ("pooled but not judged",
+        trec_eval) count as unjudged: label 0, ``judged`` False, not in ``ideal``/``n_judged``.
+    run : path, DataFrame, records or dict
+        Anything :func:`rankkit.read_run` accepts. The rank column of a TREC file is ignored.
+    ties : {"docno", "optimistic", "pessimistic", "average"}, default="docno"
+        Order of documents with equal scores within a query:
+
+        - ``"docno"``: document id descending, in byte order (``strcmp``): trec_eval's order,
+          and pytrec_eval's.
+        - ``"optimistic"`` / ``"pessimistic"``: higher / lower labels first (then docno), the
+          best and worst case for every metric and every relevance threshold.
+        - ``"average"``: docno order, and ``Rankings.ties`` holds tie-group ids: each group of
+          equal scores in a query is a run of consecutive ranks with one id, unique over the
+          whole matrix (every other rank, padding included, has an id of its own). Metrics that
+          are linear in per-rank values (P, R, CG, DCG/nDCG, success via counts) then report
+          their exact expectation over all orders of every group (:meth:`Rankings.expected`).
+    depth : int, optional
+        Keep each query's first ``depth`` documents after ordering (trec_eval ``-M``).
+        A tie group cut by ``depth`` keeps its docno-first members.
+    rel : float, default=1
+        Relevance threshold, accepted for symmetry with the metrics. The optimistic and
+        pessimistic orders sort by the label itself, which is the best / worst case for every
+        threshold, so ``rel`` does not change the result.
+    judged_only : bool, default=False
+        Keep only the retrieved documents that have a judgment (label >= 0), in their order,
+        after the ``depth`` cut: trec_eval ``-J``. Queries keep their place (``has_run``)
+        even when none of their documents is judged.
+    columns : dict, optional
+        Other column names of the qrels and the run, as :func:`rankkit.read_qrels` takes them
+        (``{"topic": "query_id", "grade": "relevance", "sim": "score"}``).
+
+    Returns
+    -------
+    Rankings
+        One row per query found in the run *or* the judgments, in trec_eval's order
+        (query ids compared as strings, byte order). ``has_run`` and ``has_qrels`` say where
+        each query was found; a query absent from the run has an empty ranking (length 0),
+        a query without judgments has ``n_judged == 0``.
+
+    Raises
+    ------
+    ValueError
+        Anything :func:`rankkit.read_qrels` / :func:`rankkit.read_run` reject; an unknown
+        ``ties``; ``depth`` not a positive integer.
+
+    Warns
+    -----
+    UserWarning
+        When no retrieved document of any query the two share has a judgment, with an id
+        of each side: ids that never match (``doc-02207`` and ``DOC-02207``) would
+        otherwise give 0 everywhere without a word.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 2, "b": 0, "c": 1, "z": 1}, "q2": {"x": 1}}
+    >>> run = {"q1": {"a": 0.5, "b": 0.9, "c": 0.5}, "q3": {"y": 1.0}}
+    >>> r = rank(qrels, run)
+    >>> list(r.query_ids), r.has_run, r.has_qrels
+    (['q1', 'q2', 'q3'], array([ True, False,  True]), array([ True,  True, False]))
+    >>> r.labels          # q1: b (0.9), then c before a (tied at 0.5, docno descending)
+    array([[0., 1., 2.],
+           [0., 0., 0.],
+           [0., 0., 0.]])
+    >>> r.ideal, r.n_judged
+    (array([[2., 1., 1., 0.],
+           [1., 0., 0., 0.],
+           [0., 0., 0., 0.]]), array([4, 1, 0]))
+    >>> rank(qrels, run, ties="optimistic").labels[0]
+    array([0., 2., 1.])
+    >>> rank(qrels, run, ties="average").ties[0]
+    array([0, 1, 1])
+    """
+    settings = Settings(ties=ties, depth=depth, rel=rel, judged_only=judged_only, columns=columns)
+    return rank_frames(read_qrels(qrels, columns=columns), read_run(run, columns=columns), settings)

@@ -42,7 +42,6 @@ import pandas as pd
 
 from ..io.keys import query_index, trec_order
 from ..io.readers import RunFile, RunNotGrouped, read_run
-from .._validation import check_k
 from ..join import Matched, rank_frames
 from ..rankings import Rankings
 
@@ -58,9 +57,9 @@ _PEAK_PER_BYTE = 9
 # And the next block, parsed by a thread while this one is joined (:func:`_read_ahead`):
 # its bytes, columns and document keys.
 _AHEAD_PER_BYTE = 3
-# A block is never smaller (the bound is then a wish): below ~16 MiB the cost per block
-# dominates (10M lines: 6.6 s in 1 MiB blocks, 4.0 s in 4 MiB, 3.1 s in 16 MiB, the same
-# as reading the run whole), while a 16 MiB block adds ~150 MB to the peak.
+# A block is never smaller (the bound is then a wish): below it the cost per block
+# dominates (from 16 MiB blocks on, reading in blocks takes as long as reading the run
+# whole: benchmarks/bench_large.py), while a 16 MiB block adds ~150 MB to the peak.
 _MIN_BLOCK = 16 << 20
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
           "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -172,33 +171,27 @@ def stream_tables(
     qrels: pd.DataFrame,
     run: RunFile,
     score: Callable[[Rankings], pd.DataFrame],
-    *,
-    complete: bool,
-    memory: int | None = None,
-    progress: bool = False,
-    **rank_options,
+    settings,
 ) -> tuple[list[pd.DataFrame], Found]:
     """``score`` (a Rankings -> one row per query) on every block of ``run``, joined with
-    ``qrels`` (a frame :func:`rankkit.read_qrels` returned) by :func:`rankkit.rank` with
-    ``rank_options``; the Rankings given to ``score`` hold only queries of the run that have
-    judgments, and with ``complete`` a last one the judged queries the run lacks. Returns
-    the tables and what the run had. A run not grouped by query is read again through
-    temporary files. Blocks are sized for ``memory`` (bytes; :func:`block_size`) when it is
-    given, else ``run.size`` stays. ``progress`` shows a bar (:class:`Progress`)."""
-    rank_options["depth"] = check_k(rank_options.get("depth"), "depth")
-    if not isinstance(rank_options.get("judged_only", False), (bool, np.bool_)):
-        raise ValueError(f"judged_only must be True or False, got {rank_options['judged_only']!r}")
+    ``qrels`` (a frame :func:`rankkit.read_qrels` returned) by
+    :func:`rankkit.join.rank_frames` under ``settings`` (an evaluation's
+    :class:`rankkit.evaluation.settings.Settings`); the Rankings given to ``score`` hold
+    only queries of the run that have judgments, and under ``settings.queries == "qrels"``
+    a last one the judged queries the run lacks. Returns the tables and what the run had.
+    A run not grouped by query is read again through temporary files. Blocks are sized for
+    ``settings.memory`` (bytes; :func:`block_size`); ``settings.progress`` shows a bar
+    (:class:`Progress`)."""
     by_query = _ByQuery(qrels)
-    ahead = _reads_ahead(memory)
-    if memory is not None:  # sized now: what the bound leaves after the judgments and their index
-        run.size = block_size(memory, ahead)
+    ahead = _reads_ahead(settings.memory)
+    run.size = block_size(settings.memory, ahead)  # what the bound leaves after the judgments and their index
     try:
-        with Progress(run, progress, "evaluating"):
-            return _tables(by_query, run.grouped(), run, score, complete, rank_options, ahead)
+        with Progress(run, settings.progress, "evaluating"):
+            return _tables(by_query, run.grouped(), run, score, settings, ahead)
     except RunNotGrouped:
         with tempfile.TemporaryDirectory(prefix="rankkit-") as directory, \
-                Progress(run, progress, "not grouped by query: partitioning"):
-            return _tables(by_query, run.partitioned(directory), run, score, complete, rank_options, ahead)
+                Progress(run, settings.progress, "not grouped by query: partitioning"):
+            return _tables(by_query, run.partitioned(directory), run, score, settings, ahead)
 
 
 class Progress:
@@ -240,8 +233,8 @@ class Progress:
             sys.stderr.flush()
 
 
-def _tables(by_query: _ByQuery, frames: Iterator[pd.DataFrame], run: RunFile, score, complete: bool,
-            rank_options: dict, ahead: bool) -> tuple[list[pd.DataFrame], Found]:
+def _tables(by_query: _ByQuery, frames: Iterator[pd.DataFrame], run: RunFile, score, settings,
+            ahead: bool) -> tuple[list[pd.DataFrame], Found]:
     found = Found(by_query.ids, np.zeros(len(by_query.ids), dtype=bool))
     matched = Matched()  # over the whole run: a block may well have no judged document
     tables = []
@@ -251,15 +244,15 @@ def _tables(by_query: _ByQuery, frames: Iterator[pd.DataFrame], run: RunFile, sc
             at = by_query.ids.get_indexer(queries)
             found.seen[at[at >= 0]] = True
             found.unjudged.extend(queries[at < 0])
-            r = rank_frames(by_query.rows(np.sort(at[at >= 0])), box.pop(), matched=matched,
-                            **rank_options)  # the join frees the frame
+            r = rank_frames(by_query.rows(np.sort(at[at >= 0])), box.pop(), settings,
+                            matched=matched)  # the join frees the frame
             tables.append(score(r.take(r.has_qrels)))
             del r
     found.tag = run.tag
     matched.warn()
-    if complete and not found.seen.all():
+    if settings.queries == "qrels" and not found.seen.all():
         missing = np.flatnonzero(~found.seen)
-        r = rank_frames(by_query.rows(missing), _EMPTY_RUN, **rank_options)
+        r = rank_frames(by_query.rows(missing), _EMPTY_RUN, settings)
         tables.append(score(r))
     return tables, found
 
@@ -277,7 +270,8 @@ def _read_ahead(frames: Iterator[pd.DataFrame]) -> Iterator[list[pd.DataFrame]]:
     """:func:`_boxed` ``frames``, the next frame read by a thread meanwhile.
 
     Parsing (pyarrow, with its own threads) and the join (NumPy) both release the GIL, so
-    reading block k+1 while block k is joined and scored saves ~17% on 10 million lines.
+    reading block k+1 while block k is joined and scored overlaps the two (measured by
+    benchmarks/bench_large.py).
     The thread reads one frame ahead and no more: it reads frame k+1 once the caller has
     taken frame k. An error of the reader (a bad line, :class:`RunNotGrouped`) is raised
     here after the frames before it. Closing this generator stops the thread.

@@ -1,0 +1,113 @@
+"""The settings of one evaluation, checked once: :class:`Settings`.
+
+:func:`rankkit.evaluate`, :func:`rankkit.rank`, :func:`rankkit.dask.evaluate`,
+:func:`rankkit.compare` and the command line take their options as keywords (the public
+signatures), build one :class:`Settings` from them, and pass it down: to the join
+(:func:`rankkit.join.rank_frames` reads ``ties``, ``depth``, ``judged_only``), to the run
+read in blocks (:mod:`rankkit.evaluation.stream`: ``memory``, ``progress``), to the scoring
+(``rel``, ``max_grade``, ``n_docs``) and to trec_eval's printer. Every check of an option
+is here, and only here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .._validation import check_k, check_option, check_rel
+from ..join import TIES
+from .stream import parse_memory
+
+__all__ = ["Settings", "QUERY_POLICIES", "TIE_POLICIES"]
+
+#: Which queries an evaluation scores (see :func:`rankkit.evaluate`).
+QUERY_POLICIES = ("run", "qrels")
+#: The orders of documents with equal scores (see :func:`rankkit.rank`).
+TIE_POLICIES = TIES
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The options of one evaluation, each checked (and normalised) when it is built.
+
+    Parameters
+    ----------
+    ties : {"docno", "optimistic", "pessimistic", "average"}, default="docno"
+        Order of documents with equal scores (:func:`rankkit.rank`).
+    queries : {"run", "qrels"}, default="run"
+        Which queries are scored (:func:`rankkit.evaluate`).
+    depth : int or None, default=None
+        Keep the top ``depth`` documents of each query (trec_eval ``-M``).
+    rel : float or None, default=None
+        Relevance level of the binary metrics (trec_eval ``-l``); None: each metric's own.
+    judged_only : bool, default=False
+        Score only the judged documents of each ranking (trec_eval ``-J``).
+    n_docs : int or None, default=None
+        Documents in the collection, for ``utility`` (trec_eval ``-N``).
+    max_grade : float or None, default=None
+        Maximum grade of ERR and the C/W/L metrics; None: the judgments' largest label.
+    columns : dict or None, default=None
+        Other column names of the inputs (:func:`rankkit.read_qrels`).
+    memory : int, str or None, default=None
+        Bound on peak memory while a run file is read in blocks; held in bytes
+        (:func:`rankkit.evaluation.stream.parse_memory`: None is its default).
+    progress : bool, default=False
+        A progress bar while a run file is read.
+
+    Raises
+    ------
+    ValueError
+        An option out of its range, named as the keyword that gave it.
+
+    Examples
+    --------
+    >>> Settings(ties="average", depth=10).ties
+    'average'
+    >>> Settings(queries="all")
+    Traceback (most recent call last):
+    ...
+    ValueError: queries must be one of 'run', 'qrels', got 'all'
+    """
+
+    ties: str = "docno"
+    queries: str = "run"
+    depth: int | None = None
+    rel: float | None = None
+    judged_only: bool = False
+    n_docs: int | None = None
+    max_grade: float | None = None
+    columns: Mapping[str, str] | None = None
+    memory: int | str | None = None
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        checked = {
+            "queries": check_option(self.queries, QUERY_POLICIES, "queries"),
+            "ties": check_option(self.ties, TIE_POLICIES, "ties"),
+            "rel": None if self.rel is None else check_rel(self.rel),
+            "max_grade": _max_grade(self.max_grade),
+            "depth": check_k(self.depth, "depth"),
+            "judged_only": _flag(self.judged_only, "judged_only"),
+            "memory": parse_memory(self.memory),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    def with_max_grade(self, max_grade: float) -> "Settings":
+        """These settings with the maximum grade the evaluation found (the judgments'
+        largest label), where none was given."""
+        return self if self.max_grade is not None else replace(self, max_grade=max_grade)
+
+
+def _max_grade(value) -> float | None:
+    if value is not None and not (isinstance(value, (int, float, np.number)) and np.isfinite(value) and value > 0):
+        raise ValueError(f"max_grade must be a positive number, got {value!r}")
+    return value
+
+
+def _flag(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)

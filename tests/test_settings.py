@@ -1,0 +1,73 @@
+"""Tests for rankkit.evaluation.settings: the options of an evaluation, checked once."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import rankkit as rk
+from rankkit.evaluation.settings import QUERY_POLICIES, TIE_POLICIES, Settings
+from rankkit.evaluation.stream import DEFAULT_MEMORY
+from rankkit.trec_eval import evaluate_like_trec_eval, trec_measures
+
+QRELS = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
+RUN = {"q1": {"a": 0.9, "b": 0.8}, "q2": {"c": 1.0}}
+
+
+def test_defaults_are_the_public_defaults():
+    s = Settings()
+    assert (s.ties, s.queries, s.depth, s.rel, s.judged_only, s.n_docs, s.max_grade, s.columns, s.progress) == (
+        "docno", "run", None, None, False, None, None, None, False)
+    assert s.memory == DEFAULT_MEMORY
+    assert TIE_POLICIES == ("docno", "optimistic", "pessimistic", "average") and QUERY_POLICIES == ("run", "qrels")
+
+
+def test_values_are_normalised():
+    s = Settings(depth=np.int64(5), rel=2, judged_only=np.bool_(True), memory="1MB")
+    assert s.depth == 5 and type(s.depth) is int
+    assert s.rel == 2.0 and type(s.rel) is float
+    assert s.judged_only is True
+    assert s.memory == 10**6
+
+
+def test_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Settings().ties = "average"
+
+
+def test_with_max_grade_only_where_none_was_given():
+    assert Settings().with_max_grade(3.0).max_grade == 3.0
+    given = Settings(max_grade=2)
+    assert given.with_max_grade(3.0) is given
+
+
+BAD = [
+    ({"ties": "random"}, "ties must be one of"),
+    ({"queries": "all"}, "queries must be one of"),
+    ({"depth": 0}, "depth must be a positive integer or None, got 0"),
+    ({"rel": -1}, "rel must be a positive number, got -1"),
+    ({"judged_only": "yes"}, "judged_only must be True or False, got 'yes'"),
+    ({"max_grade": 0}, "max_grade must be a positive number, got 0"),
+    ({"memory": "lots"}, "memory must be a size such as 600MB"),
+]
+
+
+@pytest.mark.parametrize(("options", "message"), BAD)
+def test_each_option_is_refused_with_its_name(options, message):
+    with pytest.raises(ValueError, match=message):
+        Settings(**options)
+
+
+@pytest.mark.parametrize(("options", "message"), [b for b in BAD if "memory" not in b[0]])
+def test_the_entry_points_refuse_alike(options, message):
+    """rk.evaluate, rk.rank and trec_eval's printer build one Settings: the same messages."""
+    with pytest.raises(ValueError, match=message):
+        rk.evaluate(QRELS, RUN, ["P@1"], **options)
+    rank_options = {k: v for k, v in options.items() if k in ("ties", "depth", "rel", "judged_only")}
+    if rank_options:
+        with pytest.raises(ValueError, match=message):
+            rk.rank(QRELS, RUN, **rank_options)
+    trec_options = {k: v for k, v in options.items() if k in ("ties", "depth", "rel", "judged_only")}
+    if trec_options:
+        with pytest.raises(ValueError, match=message):
+            evaluate_like_trec_eval(QRELS, RUN, trec_measures(["P.1"]), **trec_options)
