@@ -8,8 +8,9 @@ returns (its columns, and ``table.attrs`` for the test, correction and alpha) an
 checks it is one.
 
 They are also importable from :mod:`rankkit.stats` (``rankkit.stats.to_markdown``), where
-``compare`` lives. This module itself does not import :mod:`rankkit.stats` (nor scipy)
-until a table is checked.
+``compare`` lives. This module formats the table it is given: it does not import
+:mod:`rankkit.stats` (nor scipy); the columns of a ``compare`` table, :data:`COLUMNS`, are
+defined here and ``compare`` builds its table with them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ import pandas as pd
 
 from ._validation import check_option
 
-__all__ = ["pyterrier_view", "style", "to_markdown", "to_latex", "to_text"]
+__all__ = ["pyterrier_view", "style", "to_markdown", "to_latex", "to_text", "COLUMNS"]
+
+#: The columns of a :func:`rankkit.stats.compare` table, in order.
+COLUMNS = [
+    "system", "metric", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high",
+    "p_value", "p_adjusted", "effect_size", "significant", "n_queries", "wins", "losses",
+]
 
 #: Layouts of :func:`to_markdown`, :func:`to_latex` and :func:`to_text`.
 LAYOUTS = ("long", "wide")
@@ -29,8 +36,6 @@ LAYOUTS = ("long", "wide")
 
 def _check_table(table: pd.DataFrame) -> None:
     """Refuse anything but a :func:`rankkit.stats.compare` result, naming missing columns."""
-    from .stats import COLUMNS  # late: rankkit.stats re-exports this module's functions
-
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
         raise ValueError(f"table must be a compare() result; missing columns {missing!r}")

@@ -47,11 +47,13 @@ from scipy import special, stats
 from .io.keys import trec_order
 from .metrics._numerics import exact_matmul, query_mean, query_sum
 from ._validation import check_k, check_option, check_probability
-from .evaluation.scoring import QUERY_POLICIES
+from .evaluation.scoring import evaluate, expand_metrics
+from .evaluation.settings import QUERY_POLICIES
+from .io.readers import read_qrels
 
-# The renderers of a compare() table live in rankkit.report; rankkit.stats.to_markdown
-# and the others stay importable from here, where compare() is.
-from .report import LAYOUTS, pyterrier_view, style, to_latex, to_markdown, to_text  # noqa: F401
+# The renderers of a compare() table and its columns live in rankkit.report;
+# rankkit.stats.to_markdown, COLUMNS and the others stay importable from here, where compare() is.
+from .report import COLUMNS, LAYOUTS, pyterrier_view, style, to_latex, to_markdown, to_text  # noqa: F401
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "tukey")
 #: Corrections by statsmodels' names (``multipletests``); ``bh`` and ``by`` are short for
@@ -59,13 +61,16 @@ TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "tukey")
 CORRECTIONS = ("holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hochberg", "hommel",
                "fdr_bh", "bh", "fdr_by", "by", "none")
 BOOTSTRAP_CIS = ("bca", "percentile")
-COLUMNS = [
-    "system", "metric", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high",
-    "p_value", "p_adjusted", "effect_size", "significant", "n_queries", "wins", "losses",
-]
 
 # Elements of a resampling matrix generated at once (float64: 32 MB).
 _BATCH_ELEMENTS = 1 << 22
+# Relative tolerance of "as extreme as observed" in the resampling tests: sums of n terms
+# agree to ~n * eps, so resampled sums (or means) theoretically equal to the observed one
+# (the identity flip, say) still count as extreme.
+_EXTREME_TOLERANCE = 1e-10
+# (resample, query) cells counted by one bincount in the bootstrap: a few resamples at a
+# time, so that the counts stay in the CPU cache.
+_BINCOUNT_CELLS = 1 << 16
 
 
 # --------------------------------------------------------------------------- compare
@@ -371,9 +376,6 @@ def _per_query_tables(qrels, runs, metrics, *, queries, ties, columns):
         if qrels is None:
             raise ValueError(f"qrels must be given to score run(s) {to_score!r} "
                              "(or pass per-query tables)")
-        from .evaluation.scoring import evaluate, expand_metrics  # late: sibling module
-        from .io.readers import read_qrels
-
         # Read once: every run is then joined with the same judgments, prepared once.
         qrels = read_qrels(qrels, columns=columns)
 
@@ -530,9 +532,7 @@ def _randomization_pvalues(d: np.ndarray, n_resamples: int, rng: np.random.Gener
     """
     k, n = d.shape
     total = exact_matmul(np.ones((1, n)), d)[0]
-    # Relative tolerance: sums of n terms agree to ~n * eps, so numerically distinct
-    # but theoretically equal sums (e.g. the identity flip) still count as extreme.
-    tol = 1e-10 * query_sum(np.abs(d).T)
+    tol = _EXTREME_TOLERANCE * query_sum(np.abs(d).T)
     observed = np.abs(total) - tol
     count = np.zeros(k, dtype=np.int64)
     batch = max(1, min(n_resamples, _BATCH_ELEMENTS // n))
@@ -564,9 +564,7 @@ def _bootstrap(d: np.ndarray, alpha: float, n_resamples: int, rng: np.random.Gen
     k, n = d.shape
     means = np.empty((n_resamples, k))
     batch = max(1, min(n_resamples, _BATCH_ELEMENTS // n))
-    # Counts per resample by bincount over a few rows at a time: the counts of ~64K
-    # (row, query) cells stay in cache, ~4x faster than one bincount over the batch.
-    rows = max(1, (1 << 16) // n)
+    rows = max(1, _BINCOUNT_CELLS // n)  # counts per resample, a few rows at a time
     offsets = (np.arange(rows) * n)[:, None]
     counts = np.empty((batch, n))
     for start in range(0, n_resamples, batch):
@@ -581,7 +579,7 @@ def _bootstrap(d: np.ndarray, alpha: float, n_resamples: int, rng: np.random.Gen
     theta = exact_matmul(np.ones((1, n)), d)[0] / n  # as the resampled means are
 
     # Shift method: mean* - mean is distributed like the mean under H0.
-    tol = 1e-10 * query_mean(np.abs(d).T)
+    tol = _EXTREME_TOLERANCE * query_mean(np.abs(d).T)
     extreme = np.abs(means - theta) >= np.abs(theta) - tol
     p = (extreme.sum(axis=0) + 1) / (n_resamples + 1)
 

@@ -444,7 +444,7 @@ def test_adjust_pvalues_errors():
 
 
 def test_runs_are_scored_with_evaluate(monkeypatch):
-    ev = importlib.import_module("rankkit.evaluation.scoring")  # the module, not the function
+    on_stats = importlib.import_module("rankkit.stats")  # the module, not rk.compare's name
 
     calls = []
     scores = {"run_a": [0.2, 0.4, 0.6], "run_b": [0.3, 0.6, 0.6]}
@@ -453,9 +453,9 @@ def test_runs_are_scored_with_evaluate(monkeypatch):
         calls.append((qrels, run, metrics, ties, queries))
         return pd.DataFrame({"AP": scores[run]}, index=pd.Index(["q1", "q2", "q3"], name="query_id"))
 
-    monkeypatch.setattr(ev, "evaluate", fake_evaluate)
+    monkeypatch.setattr(on_stats, "evaluate", fake_evaluate)
     # The judgments are read once, then every run is scored against what was read.
-    monkeypatch.setattr(importlib.import_module("rankkit.io.readers"), "read_qrels", lambda q, columns=None: ("read", q))
+    monkeypatch.setattr(on_stats, "read_qrels", lambda q, columns=None: ("read", q))
     table = compare("QRELS", {"a": "run_a", "b": "run_b"}, ["AP"], ties="average",
                     queries="qrels")
     assert calls == [(("read", "QRELS"), "run_a", ["AP"], "average", "qrels"),
@@ -572,9 +572,9 @@ def fake_scoring(monkeypatch):
         assert qrels == "QRELS-TABLE"
         return pd.DataFrame({m: scores[run][m] for m in metrics}, index=index)
 
-    monkeypatch.setattr(importlib.import_module("rankkit.io.readers"), "read_qrels",
-                        lambda path, columns=None: "QRELS-TABLE")
-    monkeypatch.setattr(importlib.import_module("rankkit.evaluation.scoring"), "evaluate", fake_evaluate)
+    for name in ("rankkit.cli", "rankkit.stats"):  # where the command line and compare() read the judgments
+        monkeypatch.setattr(importlib.import_module(name), "read_qrels", lambda path, columns=None: "QRELS-TABLE")
+    monkeypatch.setattr(importlib.import_module("rankkit.stats"), "evaluate", fake_evaluate)
     return scores
 
 
@@ -670,8 +670,9 @@ def test_cli_compare_without_m_uses_evaluates_default_measures_that_are_means(mo
         return pd.DataFrame(np.repeat(values, len(metrics), axis=0).T, columns=metrics,
                             index=pd.Index(["q1", "q2", "q3", "q4"], name="query_id"))
 
-    monkeypatch.setattr(importlib.import_module("rankkit.io.readers"), "read_qrels", lambda path, columns=None: "Q")
-    monkeypatch.setattr(importlib.import_module("rankkit.evaluation.scoring"), "evaluate", fake_evaluate)
+    for name in ("rankkit.cli", "rankkit.stats"):  # where the command line and compare() read the judgments
+        monkeypatch.setattr(importlib.import_module(name), "read_qrels", lambda path, columns=None: "Q")
+    monkeypatch.setattr(importlib.import_module("rankkit.stats"), "evaluate", fake_evaluate)
     official = ["map", "Rprec", "bpref", "recip_rank", *(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)),
                 *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000))]
     status, csv = run_cli(["compare", "q.txt", "a", "b", "--format", "csv"])
