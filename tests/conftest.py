@@ -11,14 +11,18 @@ assigned here, by file and by test name, so that no test file has to name them:
   pytrec_eval, ir_measures, cwl_eval, scikit-learn, SciPy, statsmodels or pyarrow, and every
   test of the files that compare with pytrec_eval and the trec_eval binary. Checks against a
   peer on fixed examples stay in the fast loop (they take milliseconds).
-- ``slow``: a test that takes a second or more on a 2-core machine (``--durations``).
+- ``slow``: a test that takes a second or more on a 2-core machine (``--durations``), or
+  whose code starts fresh Python processes (``subprocess``, ``sys.executable``: 0.3-0.5 s
+  each, to check exit statuses, messages and what an import loads).
 
 Select with ``-m``: ``pytest -m "not notebook and not dask and not oracle and not slow"`` is
 ``make test-fast``; ``pytest -m oracle tests`` runs the peers' checks alone.
 """
 
+import inspect
 import os
 import re
+import types
 from pathlib import Path
 
 import pytest
@@ -48,7 +52,8 @@ ORACLE_FILES = {
 #: A Hypothesis sweep whose name (or class name) names one of these peers is an oracle sweep.
 PEER_NAMES = re.compile(r"pytrec|ir_measures|cwl|sklearn|scikit|scipy|statsmodels|pyarrow")
 
-#: Tests that take a second or more (measured with ``--durations``), as file::name.
+#: The longest tests (``--durations``: a second or more on a quiet 2-core machine, or close to
+#: it), as file::name.
 SLOW_TESTS = {
     "test_parsing.py::TestFiles::test_exit_right_after_an_error_never_aborts",  # 24 interpreters
     "test_parsing.py::TestNumbers::test_the_first_bad_line_is_named",  # an interpreter per bad line
@@ -59,9 +64,31 @@ SLOW_TESTS = {
     "test_inputs.py::test_every_shape_equals_the_frame",  # a sweep over every input shape
     "test_explore.py::test_widget_callbacks_update_the_numbers_and_the_picture",  # every figure
     "test_plot.py::test_pr_curve_frame_and_array_of_rankkit_agree_with_trec_eval_iprec",
+    "test_plot.py::test_per_query_differences_properties",  # sweeps that draw a figure per example
+    "test_plot.py::test_pr_curve_textbook_frame_is_the_highest_precision_at_recall_at_least_l",
+    "test_plot.py::test_rbp_persistence_equals_rankkit_rbp_at_every_p",
+    "test_parsing.py::test_line_blocks_are_the_bytes_in_whole_lines",  # a sweep over block sizes
+    "test_io.py::test_file_dict_and_frame_paths_agree",  # a sweep through files, dicts and frames
 }
 
 _ROOT = Path(__file__).resolve().parent.parent
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """The global and attribute names a code object and the functions inside it use."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names(const)
+    return names
+
+
+def _starts_processes(item: pytest.Item) -> bool:
+    """Whether the test's own code starts a process (not its fixtures')."""
+    function = getattr(item, "obj", None)
+    inner = getattr(getattr(function, "hypothesis", None), "inner_test", None)
+    code = getattr(inspect.unwrap(inner or function), "__code__", None) if callable(function) else None
+    return code is not None and bool(_names(code) & {"subprocess", "executable", "Popen"})
 
 
 def _markers(item: pytest.Item) -> list[str]:
@@ -79,7 +106,7 @@ def _markers(item: pytest.Item) -> list[str]:
     sweep = getattr(getattr(item, "obj", None), "is_hypothesis_test", False)
     if path.name in ORACLE_FILES or (sweep and PEER_NAMES.search(name.lower())):
         marks.append("oracle")
-    if f"{path.name}::{name}" in SLOW_TESTS:
+    if f"{path.name}::{name}" in SLOW_TESTS or _starts_processes(item):
         marks.append("slow")
     return marks
 
