@@ -12,8 +12,8 @@ assigned here, by file and by test name, so that no test file has to name them:
   test of the files that compare with pytrec_eval and the trec_eval binary. Checks against a
   peer on fixed examples stay in the fast loop (they take milliseconds).
 - ``slow``: a test that takes a second or more on a 2-core machine (``--durations``), or
-  whose code starts fresh Python processes (``subprocess``, ``sys.executable``: 0.3-0.5 s
-  each, to check exit statuses, messages and what an import loads).
+  whose own code starts fresh Python processes (``subprocess``, ``sys.executable``: to check
+  exit statuses, messages and what an import loads; each start costs an interpreter's).
 
 Select with ``-m``: ``pytest -m "not notebook and not dask and not oracle and not slow"`` is
 ``make test-fast``; ``pytest -m oracle tests`` runs the peers' checks alone.
