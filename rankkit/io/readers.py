@@ -169,6 +169,7 @@ def read_run(source: Source, *, name: str | None = None,
 # --------------------------------------------------------------------------- dispatch
 
 def _read(source: Any, kind: str, name: str | None, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """:func:`read_qrels` (``kind="qrels"``) or :func:`read_run` (``kind="run"``)."""
     columns = check_columns(columns)
     try:
         df, label = _read_any(source, kind, name, columns)
