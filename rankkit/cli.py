@@ -27,19 +27,20 @@ import json
 import os
 import sys
 import warnings
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
 
 from . import __version__
-from .io.keys import query_index
-from .io.readers import read_qrels
-from .names.specs import NICKNAMES, REGISTRY, parse_metric
 from .evaluation.scoring import evaluate as _evaluate
 from .evaluation.scoring import is_dask
 from .evaluation.settings import TIE_POLICIES
 from .evaluation.stream import parse_memory
+from .io.keys import query_index
+from .io.readers import read_qrels
+from .names.specs import NICKNAMES, REGISTRY, parse_metric
 from .trec_eval import evaluate_like_trec_eval, read_zscores, trec_lines, trec_measures
 
 __all__ = ["main", "evaluate"]

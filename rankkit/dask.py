@@ -30,12 +30,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .io.keys import id_bytes, query_index, trec_order
 from ._validation import check_option
 from .evaluation.scoring import aggregate as _aggregate_table
 from .evaluation.scoring import expand_metrics, is_dask, score, unscored_queries
 from .evaluation.settings import Settings
-from .io.readers import COLUMN_NAMES, read_qrels as _read_qrels, read_run as _read_run
+from .io.keys import id_bytes, query_index, trec_order
+from .io.readers import COLUMN_NAMES
+from .io.readers import read_qrels as _read_qrels
+from .io.readers import read_run as _read_run
 from .join import Matched, rank_frames
 
 __all__ = ["is_dask", "read_qrels", "read_run", "evaluate", "compute", "aggregate", "compare"]
@@ -335,7 +337,8 @@ def _is_text(values: pd.Series | pd.Index) -> bool:
     """Whether the query ids are held as strings by their dtype (every string dtype hashes
     alike in a shuffle; an ``object`` column may hold numbers, which hash otherwise)."""
     dtype = values.dtype
-    return isinstance(dtype, pd.StringDtype) or (isinstance(dtype, pd.ArrowDtype) and pd.api.types.is_string_dtype(dtype))
+    arrow_text = isinstance(dtype, pd.ArrowDtype) and pd.api.types.is_string_dtype(dtype)
+    return isinstance(dtype, pd.StringDtype) or arrow_text
 
 
 def _text_queries(frame: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -471,7 +474,8 @@ def _compute(tables: tuple, kwargs: dict):
         raise ValueError("compute needs at least one table")
     for table in tables:
         if not isinstance(table, dd.DataFrame):
-            raise ValueError(f"tables must be Dask DataFrames rankkit.dask.evaluate returned, got {type(table).__name__}")
+            raise ValueError("tables must be Dask DataFrames rankkit.dask.evaluate returned, "
+                             f"got {type(table).__name__}")
     parts = dask.compute(*[table.to_delayed() for table in tables], **kwargs)
     out = [_combine(frames) for frames in parts]
     return out[0] if len(out) == 1 else tuple(out)

@@ -1,7 +1,8 @@
 """The join: a run and its judgments become a :class:`~rankkit.rankings.Rankings`.
 
 :func:`rank_frames` takes both inputs as :mod:`rankkit.io` read them (:func:`rankkit.rank`
-reads them and calls it), then goes through six named steps, each a function below, in this order (trec_eval does the same work in ``form_res_rels.c``):
+reads them and calls it), then goes through six named steps, each a function below, in
+this order (trec_eval does the same work in ``form_res_rels.c``):
 
 1. :func:`_query_rows` - the queries of the run and of the judgments, one row each, in
    trec_eval's order (ids compared as bytes).
@@ -23,6 +24,7 @@ freed (``del``) as soon as they are used: that sets the peak memory.
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 import weakref
@@ -54,7 +56,7 @@ TIES = ("docno", "optimistic", "pessimistic", "average")
 
 
 def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, settings: Any = None, *, ties: str = "docno",
-                depth: int | None = None, judged_only: bool = False, matched: "Matched | None" = None) -> Rankings:
+                depth: int | None = None, judged_only: bool = False, matched: Matched | None = None) -> Rankings:
     """:func:`rankkit.rank` on frames as :func:`rankkit.read_qrels` and :func:`rankkit.read_run`
     return them (canonical query categories, no duplicates), which it takes as they are:
     the steps below, without reading anything.
@@ -78,7 +80,7 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, settings: Any = None, *,
     del scores
     rows, grade, exact_keys = _match_judgments(ordered, query_ids, run_rows, run_ids, qrels_ids, judgments, judged_rows)
     check = Matched() if matched is None else matched
-    check.add(len(rows), lambda: _unmatched_example(ordered, run_ids, qrels_ids, judgments, judged_rows))
+    check.add(len(rows), functools.partial(_unmatched_example, ordered, run_ids, qrels_ids, judgments, judged_rows))
     if matched is None:
         check.warn()
     del run_rows
@@ -132,7 +134,7 @@ class Matched:
             if found is not None and (self.example is None or id_bytes(found[0]) < id_bytes(self.example[0])):
                 self.example = found
 
-    def merge(self, other: "Matched") -> "Matched":
+    def merge(self, other: Matched) -> Matched:
         """This count and ``other``'s together (the parts of one run joined apart, as
         :mod:`rankkit.dask` joins its partitions); returns self."""
         self.count += other.count
@@ -161,8 +163,8 @@ def outside_rankkit() -> int:
     return level
 
 
-def _unmatched_example(ordered: "_Ordered", run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
-                       judgments: "_Judgments", judged_rows: np.ndarray) -> tuple[str, str, str] | None:
+def _unmatched_example(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
+                       judgments: _Judgments, judged_rows: np.ndarray) -> tuple[str, str, str] | None:
     """The first query (trec_eval's order) the run shares with the judgments, the run's
     first document of it and a judged document of it (one equal to it but for case, if
     there is one); None when they share no query."""
@@ -195,7 +197,7 @@ class _QueryRows(NamedTuple):
     judged_rows: np.ndarray
 
 
-def _query_rows(run_queries: pd.Series, judgments: "_Judgments") -> tuple[list, np.ndarray, np.ndarray]:
+def _query_rows(run_queries: pd.Series, judgments: _Judgments) -> tuple[list, np.ndarray, np.ndarray]:
     """``(ids, run_rows, judged_rows)``: the queries of the run or the judgments, sorted as
     trec_eval sorts them (by bytes); the row of each run line's query; the row of each
     judged query. The judgments remember the rows of the last run's queries (a sweep's runs
@@ -410,7 +412,7 @@ class _Judgments:
     ``compare`` or a sweep share one preparation. It is forgotten with that array.
     """
 
-    _last: "tuple[weakref.ref, _Judgments] | None" = None
+    _last: tuple[weakref.ref, _Judgments] | None = None
 
     def __init__(self, names: list, codes: np.ndarray, grades: np.ndarray, ids: pa.ChunkedArray):
         self.names, self.codes, self.grades = names, codes, grades
@@ -423,7 +425,7 @@ class _Judgments:
         self.matches: _Matches | None = None
 
     @classmethod
-    def of(cls, qrels: pd.DataFrame) -> "tuple[pa.ChunkedArray, _Judgments]":
+    def of(cls, qrels: pd.DataFrame) -> tuple[pa.ChunkedArray, _Judgments]:
         """The document ids of a frame :func:`rankkit.read_qrels` returned, and its
         prepared judgments."""
         ids = arrow_ids(qrels.doc_id)
@@ -444,7 +446,7 @@ class _Judgments:
         if cls._last is not None and cls._last[1] is prepared():
             cls._last = None
 
-    def remember(self, matches: "_Matches") -> None:
+    def remember(self, matches: _Matches) -> None:
         """Keep the matches of a run until the next run, or until its document ids go
         (weak references both ways: neither keeps the other alive)."""
         self.matches = matches
@@ -496,7 +498,8 @@ def _forget_matches(judgments: weakref.ref, matches: weakref.ref) -> None:
 
 
 def _match_judgments(ordered: _Ordered, query_ids: list, run_rows: np.ndarray, run_ids: pa.ChunkedArray,
-                     qrels_ids: pa.ChunkedArray, judgments: _Judgments, judged_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+                     qrels_ids: pa.ChunkedArray, judgments: _Judgments,
+                     judged_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(rows, grade, exact_keys)``: the positions of the ordered run that have a judgment
     (ascending), the label of each (below 0: "pooled but not judged"), and the run's
     document keys when they are the ids themselves (for :func:`_break_ties`), else None.

@@ -306,7 +306,7 @@ def to_latex(table: pd.DataFrame, *, digits: int = 4, mark: str = r"$^\dagger$",
     \bottomrule
     \multicolumn{10}{l}{\footnotesize $^\dagger$ significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.} \\
     \end{tabular}
-    """
+    """  # noqa: E501 (a doctest line as LaTeX prints it)
     digits = _check_digits(digits)
     frame = _display_frame(table, digits, "\0", layout)  # placeholder: mark not escaped
     cols = list(frame.columns)

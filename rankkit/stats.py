@@ -44,12 +44,12 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .io.keys import trec_order
-from .metrics._numerics import exact_matmul, query_mean, query_sum
 from ._validation import check_k, check_option, check_probability
 from .evaluation.scoring import evaluate, expand_metrics
 from .evaluation.settings import QUERY_POLICIES
+from .io.keys import trec_order
 from .io.readers import read_qrels
+from .metrics._numerics import exact_matmul, query_mean, query_sum
 
 # The renderers of a compare() table and its columns live in rankkit.report;
 # rankkit.stats.to_markdown, COLUMNS and the others stay importable from here, where compare() is.
@@ -164,7 +164,8 @@ def compare(
         ``1 - alpha``), ``p_value``, ``p_adjusted``, ``effect_size`` (paired Cohen's d,
         mean of d / sd of d with ddof=1), ``significant`` (``p_adjusted < alpha``),
         ``n_queries``, ``wins`` and ``losses`` (queries where the system scores above /
-        below the baseline; :func:`pyterrier_view` shows them as pyterrier's ``+``/``-``). ``table.attrs`` records test, correction, alpha, n_resamples,
+        below the baseline; :func:`pyterrier_view` shows them as pyterrier's ``+``/``-``).
+        ``table.attrs`` records test, correction, alpha, n_resamples,
         seed and bootstrap_ci (used by :func:`to_markdown`, :func:`to_latex`,
         :func:`style`).
 

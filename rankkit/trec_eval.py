@@ -39,14 +39,15 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from .metrics._interpolation import recall_cut
-from .metrics._numerics import query_sum
-from .metrics.binary import STANDARD_RECALL_LEVELS
+from .evaluation.scoring import GEOMETRIC_FLOOR, aggregate, per_query_table, score
+from .evaluation.settings import Settings
 from .io.keys import arrow_ids
 from .io.readers import read_qrels
 from .io.trec_format import NUMBER, id_text, os_error
 from .join import outside_rankkit
-from .rankings import Rankings
+from .metrics._interpolation import recall_cut
+from .metrics._numerics import query_sum
+from .metrics.binary import STANDARD_RECALL_LEVELS
 from .names.specs import (
     NICKNAMES,
     TREC_FAMILIES,
@@ -56,8 +57,7 @@ from .names.specs import (
     parse_metric,
     trec_columns,
 )
-from .evaluation.scoring import GEOMETRIC_FLOOR, aggregate, per_query_table, score
-from .evaluation.settings import Settings
+from .rankings import Rankings
 
 __all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines", "read_zscores", "to_zscores"]
 
@@ -121,8 +121,9 @@ def evaluate_like_trec_eval(
     """Per-query values and the ``all`` line, as trec_eval computes them.
 
     ``complete`` is trec_eval's ``-c``; ``rel`` ``-l``, ``depth`` ``-M``, ``judged_only``
-    ``-J``, ``n_docs`` ``-N``; ``zscores`` (:func:`read_zscores`) ``-Z``. A TREC run file is read block by block within ``memory``,
-    with a progress bar if ``progress`` (see :func:`rankkit.evaluate`). Returns the per-query table (one row per scored query,
+    ``-J``, ``n_docs`` ``-N``; ``zscores`` (:func:`read_zscores`) ``-Z``. A TREC run file is
+    read block by block within ``memory``, with a progress bar if ``progress`` (see
+    :func:`rankkit.evaluate`). Returns the per-query table (one row per scored query,
     in trec_eval's order) and the ``all`` values (a Series; strings for runid).
     """
     settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
@@ -169,7 +170,8 @@ def read_zscores(path: str | os.PathLike) -> dict[tuple[str, str], tuple[float, 
         if len(fields) != 4:
             raise ValueError(f"{name} line {number}: expected 4 fields (qid measure mean stddev), got {len(fields)}")
         if not all(NUMBER.fullmatch(x) and math.isfinite(float(x)) for x in fields[2:]):
-            raise ValueError(f"{name} line {number}: mean and stddev must be numbers, got {line.decode(errors='replace')!r}")
+            text = line.decode(errors="replace")
+            raise ValueError(f"{name} line {number}: mean and stddev must be numbers, got {text!r}")
         key = (id_text(fields[0]), id_text(fields[1]))
         if key in table:
             raise ValueError(f"{name} line {number}: {key[1]} of query {key[0]!r} is given twice")

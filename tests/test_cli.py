@@ -219,8 +219,8 @@ def test_missing_file_exit_2(tmp_path, files, capsys):
 def test_trec_eval_long_options(files):
     # trec_eval's getopt_long names (and their unique prefixes) mean what its short flags mean
     qrels, run = files
-    short = run_cli("evaluate", "-q", "-c", "-n", "-J", "-M", "3", "-l", "2", "-N", "50", "-m", "map", "-m", "utility.1,-1,0,0",
-                    qrels, run)
+    short = run_cli("evaluate", "-q", "-c", "-n", "-J", "-M", "3", "-l", "2", "-N", "50", "-m", "map",
+                    "-m", "utility.1,-1,0,0", qrels, run)
     long = run_cli("evaluate", "--query_eval_wanted", "--complete_rel_info_wanted", "--nosummary", "--Judged_docs_only",
                    "--Max_retrieved_per_topic", "3", "--level_for_rel=2", "--Number_docs_in_coll", "50",
                    "--measure", "map", "--measure=utility.1,-1,0,0", qrels, run)
@@ -236,7 +236,8 @@ def test_trec_eval_long_options(files):
         (["evaluate"], "the following arguments are required: QRELS, RUN"),
         (["evaluate", "q", "r", "--ties", "random"], "argument --ties: invalid choice: 'random'"),
         (["evaluate", "q", "r", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
-        (["evaluate", "q", "r", "-M", "0"], "argument -M/--depth/--Max_retrieved_per_topic: expected a positive integer, got '0'"),
+        (["evaluate", "q", "r", "-M", "0"],
+         "argument -M/--depth/--Max_retrieved_per_topic: expected a positive integer, got '0'"),
         (["evaluate", "q", "r", "-l", "x"], "argument -l/--level/--level_for_rel: expected a positive number, got 'x'"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
     ],
@@ -258,7 +259,8 @@ def test_help_exits_0_and_lists_metrics(capsys):
 def help_examples(command: str, capsys) -> list[str]:
     assert run_cli(command, "--help")[0] == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"usage: rankkit {command} [options] QRELS RUN" + (" RUN [RUN ...]" if command == "compare" else "")
+    more = " RUN [RUN ...]" if command == "compare" else ""
+    assert lines[0] == f"usage: rankkit {command} [options] QRELS RUN" + more
     assert lines[1:3] == ["", "examples:"]  # the examples first, right under the one-line usage
     return [line.strip() for line in lines[3:9:2]]
 
@@ -276,7 +278,8 @@ def test_evaluate_help_starts_with_three_examples_that_run(capsys, tmp_path, mon
     outputs = [run_cli(*shlex.split(example)[1:]) for example in examples]
     assert [status for status, _ in outputs] == [0, 0, 0]
     assert outputs[0][1].splitlines()[0] == "runid                 \tall\ttag"
-    assert outputs[1][1].splitlines()[:2] == ["map                   \tq1\t0.7500", "P_5                   \tq1\t0.4000"]
+    assert outputs[1][1].splitlines()[:2] == ["map                   \tq1\t0.7500",
+                                              "P_5                   \tq1\t0.4000"]
     assert [line.split("\t")[0].strip() for line in outputs[2][1].splitlines()] == [
         "nDCG@10", "AP(normalize='min_k')@10", "RBP(p=0.8)"]
 
@@ -415,8 +418,9 @@ def test_ids_and_tag_that_are_not_utf8_print_as_their_bytes(tmp_path, fmt, expec
     # trec_eval prints the bytes it read; pandas 3's str cannot hold them (escaped in rankkit)
     (tmp_path / "q").write_bytes(LATIN1[0])
     (tmp_path / "r").write_bytes(LATIN1[1])
-    out = subprocess.run([sys.executable, "-m", "rankkit", "evaluate", "-q", "-m", "map", "-m", "runid", "--format", fmt,
-                          str(tmp_path / "q"), str(tmp_path / "r")], capture_output=True, cwd=Path(__file__).parents[1])
+    out = subprocess.run([sys.executable, "-m", "rankkit", "evaluate", "-q", "-m", "map", "-m", "runid",
+                          "--format", fmt, str(tmp_path / "q"), str(tmp_path / "r")],
+                         capture_output=True, cwd=Path(__file__).parents[1])
     assert out.returncode == 0, out.stderr
     assert out.stdout == expected
 

@@ -123,7 +123,8 @@ def _fixed():
     rng = np.random.default_rng(7)
     run = pd.DataFrame({"query_id": np.repeat(IDS, 8), "doc_id": np.tile([f"d{i}" for i in range(8)], len(IDS)),
                         "score": rng.integers(0, 4, 8 * len(IDS)).astype(float)}).sample(frac=1, random_state=1)
-    qrels = pd.DataFrame({"query_id": np.repeat(IDS[1:] + ["extra"], 5), "doc_id": np.tile(["d0", "d2", "d4", "d6", "z"], len(IDS)),
+    qrels = pd.DataFrame({"query_id": np.repeat(IDS[1:] + ["extra"], 5),
+                          "doc_id": np.tile(["d0", "d2", "d4", "d6", "z"], len(IDS)),
                           "relevance": rng.integers(-1, 4, 5 * len(IDS))})
     return qrels.reset_index(drop=True), run.reset_index(drop=True)
 
@@ -354,7 +355,8 @@ def test_is_dask():
 
 
 def test_import_rankkit_does_not_import_dask():
-    code = "import sys, rankkit; rankkit.evaluate; assert 'dask' not in sys.modules and 'rankkit.dask' not in sys.modules"
+    code = ("import sys, rankkit; rankkit.evaluate; "
+            "assert 'dask' not in sys.modules and 'rankkit.dask' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -381,7 +383,8 @@ def test_without_dask_the_error_says_which_extra_to_install(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_dask)
-    with pytest.raises(ModuleNotFoundError, match=r"rankkit.dask needs dask\[dataframe\] and distributed: install rankkit with its \[dask\] extra"):
+    message = r"rankkit.dask needs dask\[dataframe\] and distributed: install rankkit with its \[dask\] extra"
+    with pytest.raises(ModuleNotFoundError, match=message):
         rd.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["AP"])
     with pytest.raises(ModuleNotFoundError, match=r"\[dask\] extra"):
         rd.read_run("no-such-*.run")

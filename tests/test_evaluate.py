@@ -114,11 +114,13 @@ HELP = " (all names: rankkit evaluate --help)"
         ("P10", "unknown metric 'P10'; did you mean P_10 or P@10?"),
         ("p_10", "unknown metric 'p_10'; did you mean P_10 or P@10?"),
         ("mrr10", "unknown metric 'mrr10'; did you mean MRR@10 or RR@10?"),
-        ("Recal@100", "unknown metric 'Recal' in metric spec 'Recal@100'; did you mean Recall@100, R@100 or recall_100?"),
+        ("Recal@100",
+         "unknown metric 'Recal' in metric spec 'Recal@100'; did you mean Recall@100, R@100 or recall_100?"),
         ("ndgc(gain='exp')@10", "unknown metric 'ndgc' in metric spec \"ndgc(gain='exp')@10\"; "
                                 "did you mean nDCG(gain='exp')@10 or RnDCG(gain='exp')?"),
         ("map_10", "unknown metric 'map_10'; did you mean AP@10, AP(normalize='min_k')@10, map_cut_10 or GMAP?"),
-        ("hit_rate@10", "unknown metric 'hit_rate' in metric spec 'hit_rate@10'; did you mean success@10 or success_10?"),
+        ("hit_rate@10",
+         "unknown metric 'hit_rate' in metric spec 'hit_rate@10'; did you mean success@10 or success_10?"),
         ("numret", "unknown metric 'numret'; did you mean NumRet or num_ret?"),
         ("offical", "unknown metric 'offical'; did you mean official?"),
         ("foo@10", "unknown metric 'foo' in metric spec 'foo@10'; no known name is close"),
@@ -563,7 +565,8 @@ def test_judged_only_spec_equals_evaluating_judged_only(grades, k):
     run = {"q": {f"d{i}": float(-i) for i in range(len(grades))}}
     specs = ["AP", f"P@{k}", f"nDCG@{k}", "RR", "bpref", "iprec(recall=0.2)"]
     per_spec = evaluate(qrels, run, [s.replace("@", "(judged_only=True)@", 1) if "@" in s
-                                     else (s[:-1] + ", judged_only=True)" if s.endswith(")") else s + "(judged_only=True)")
+                                     else (s[:-1] + ", judged_only=True)" if s.endswith(")")
+                                           else s + "(judged_only=True)")
                                      for s in specs])
     whole = evaluate(qrels, run, specs, judged_only=True)
     np.testing.assert_array_equal(per_spec.to_numpy(), whole.to_numpy())

@@ -64,7 +64,8 @@ def _ours(qrels, run, measures, **kwargs):
 
 
 # pytrec_eval (trec_eval 9.0.8) rounds level * R with (long) (x + 0.9) for iprec_at_recall
-IPREC = {f"iprec_at_recall_{x:.2f}": f"iprec(recall={x!r}, rounding='plus_0.9')" for x in (0.0, 0.1, 0.3, 0.5, 0.7, 1.0)}
+IPREC = {f"iprec_at_recall_{x:.2f}": f"iprec(recall={x!r}, rounding='plus_0.9')"
+         for x in (0.0, 0.1, 0.3, 0.5, 0.7, 1.0)}
 
 
 def _assert_agree(qrels, run, measures, relevance_level=1, **kwargs):

@@ -1,4 +1,5 @@
-"""Tests for rankkit.join.rank: joining a run with its qrels, trec_eval's order, tie policies."""
+"""Tests for rankkit.rank (rankkit.join.rank_frames under it): joining a run with its qrels,
+trec_eval's order, tie policies."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rankkit.io.keys
 import rankkit.io
+import rankkit.io.keys
 import rankkit.join
 from rankkit import Rankings, rank
 
@@ -30,7 +31,7 @@ def reference(qrels: dict, run: dict, ties: str = "docno", depth: int | None = N
         judged = qrels.get(q, {})
         docs = run.get(q, {})
 
-        def label(d):
+        def label(d, judged=judged):
             v = judged.get(d)
             return v if v is not None and v >= 0 else 0
 
@@ -169,7 +170,8 @@ def test_empty_sides():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="ties must be one of 'docno', 'optimistic', 'pessimistic', 'average', got 'random'"):
+    message = "ties must be one of 'docno', 'optimistic', 'pessimistic', 'average', got 'random'"
+    with pytest.raises(ValueError, match=message):
         rank(QRELS, RUN, ties="random")
     for bad in (0, -1, 2.0, True):
         with pytest.raises(ValueError, match="depth must be a positive integer or None"):
@@ -242,7 +244,8 @@ def test_average_tie_groups_are_the_equal_scores(run):
 
 @settings(max_examples=40)
 @given(
-    st.dictionaries(query_ids, st.dictionaries(doc_ids, st.integers(0, 2), min_size=1, max_size=8), min_size=1, max_size=4),
+    st.dictionaries(query_ids, st.dictionaries(doc_ids, st.integers(0, 2), min_size=1, max_size=8),
+                    min_size=1, max_size=4),
     st.dictionaries(query_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=10), min_size=1, max_size=4),
 )
 def test_counts_agree_with_pytrec_eval(qrels, run):

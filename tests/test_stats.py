@@ -18,8 +18,13 @@ from scipy import stats
 import rankkit
 from rankkit.io.keys import trec_order
 from rankkit.stats import (
-    COLUMNS, _paired_stats, adjust_pvalues, compare, style,
-    to_latex, to_markdown,
+    COLUMNS,
+    _paired_stats,
+    adjust_pvalues,
+    compare,
+    style,
+    to_latex,
+    to_markdown,
 )
 
 METRICS = ["nDCG@10", "AP"]
@@ -341,7 +346,7 @@ def test_no_correction_and_empty():
 def test_correction_applied_per_metric(correction):
     runs = make_tables(n_systems=4, n_queries=30, effects=[0, 0.01, 0.04, 0.08])
     table = compare(None, runs, METRICS, baseline="s0", correction=correction)
-    for metric, group in table.groupby("metric", sort=False):
+    for _, group in table.groupby("metric", sort=False):
         assert len(group) == 3
         expected = adjust_pvalues(group["p_value"].to_numpy(), correction)
         assert np.array_equal(group["p_adjusted"].to_numpy(), expected)
@@ -389,7 +394,8 @@ def tiny():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"test": "sign"}, r"test must be one of 't', 'randomization', 'bootstrap', 'wilcoxon', 'tukey', got 'sign'"),
-    ({"correction": "fdr"}, r"correction must be one of 'holm', 'bonferroni', 'sidak', .*'fdr_by', 'by', 'none', got 'fdr'"),
+    ({"correction": "fdr"},
+     r"correction must be one of 'holm', 'bonferroni', 'sidak', .*'fdr_by', 'by', 'none', got 'fdr'"),
     ({"queries": "all"}, r"queries must be one of 'run', 'qrels', got 'all'"),
     ({"bootstrap_ci": "basic"}, r"bootstrap_ci must be one of 'bca', 'percentile', got 'basic'"),
     ({"alpha": 1.0}, r"alpha must be in \(0, 1\), got 1.0"),

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
-from rankkit.evaluation import stream
 from rankkit.cli import main
+from rankkit.evaluation import stream
 from rankkit.io import RunFile
 from rankkit.trec_eval import evaluate_like_trec_eval, trec_lines, trec_measures
 
@@ -201,7 +201,8 @@ def test_line_numbers_carry_over_clean_and_other_blocks(tmp_path, tiny_blocks, b
     tiny_blocks(200)
     lines = run_text([(f"q{i // 10}", f"d{i}", 1.0, "t") for i in range(120)]).splitlines(keepends=True)
     if odd_every:
-        lines = [x for i, line in enumerate(lines) for x in ([line, "# note\n", "\n"] if i % odd_every == 5 else [line])]
+        lines = [x for i, line in enumerate(lines)
+                 for x in ([line, "# note\n", "\n"] if i % odd_every == 5 else [line])]
     bad = next(i for i, line in enumerate(lines) if line.startswith("q") and i >= bad_at)
     lines[bad] = lines[bad].replace(" 1.0 ", " x ")
     path = tmp_path / "run.txt"

@@ -82,7 +82,8 @@ def written(folder, data):
 
 
 def assert_same_output(argv: list[str]) -> None:
-    theirs = subprocess.run([TREC_EVAL, *argv], capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape")
+    theirs = subprocess.run([TREC_EVAL, *argv], capture_output=True, check=True).stdout
+    theirs = theirs.decode("utf-8", "surrogateescape")
     out = io.StringIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -14,13 +14,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
+from rankkit.evaluation.scoring import aggregate, geometric_mean, score
 from rankkit.metrics import incomplete as judgments
 from rankkit.metrics import set_based as sets
 from rankkit.metrics.binary import (
-    average_precision, interpolated_precision, interpolated_precision_average,
-    num_nonrelevant_judged_retrieved, r_precision, relative_precision, yaap,
+    average_precision,
+    interpolated_precision,
+    interpolated_precision_average,
+    num_nonrelevant_judged_retrieved,
+    r_precision,
+    relative_precision,
+    yaap,
 )
-from rankkit.evaluation.scoring import aggregate, geometric_mean, score
 from rankkit.metrics.graded import binary_g, g_measure, ndcg_rel, rndcg
 
 
@@ -113,7 +118,8 @@ def test_interpolated_precision_average_sorted_and_trec_eval_walk():
     assert each.tolist() == [1.0, 0.4]
     assert interpolated_precision_average(labels, recall_levels=levels) == pytest.approx(0.7)  # trec_eval: 0.7000
     # unsorted levels: trec_eval 10's walk gives both the first relevant document's value
-    assert interpolated_precision_average(labels, recall_levels=[0.5, 0.1], rounding="nearest") == 1.0  # trec_eval: 1.0000
+    # trec_eval: 1.0000
+    assert interpolated_precision_average(labels, recall_levels=[0.5, 0.1], rounding="nearest") == 1.0
     standard = interpolated_precision(labels)
     assert interpolated_precision_average(labels) == pytest.approx(standard.mean(), abs=1e-15)
     assert interpolated_precision_average([0, 0, 0], recall_levels=[0.5]) == 0.0
@@ -260,8 +266,9 @@ CECI_EXPECTED = {
 
 @pytest.mark.parametrize("flag", ["", "-J"])
 def test_a_judged_ceci_nest_pas_un_docno_counts_under_c_as_in_trec_eval(tmp_path, flag):
-    from rankkit.cli import main
     import io
+
+    from rankkit.cli import main
 
     (tmp_path / "qrels").write_text(CECI_QRELS)
     (tmp_path / "run").write_text(CECI_RUN)
@@ -289,8 +296,9 @@ def test_evaluate_queries_qrels_keeps_an_empty_ranking_for_a_missing_query():
 # --------------------------------------------------------------------------- what the command line says
 
 def test_command_line_mistakes_are_one_line_each(tmp_path, capsys):
-    from rankkit.cli import main
     import io
+
+    from rankkit.cli import main
 
     (tmp_path / "qrels").write_text("q1 0 DOC-02207 1\nq1 0 DOC-1 0\n")
     (tmp_path / "run").write_text("q1 Q0 doc-02207 1 2 t\nq1 Q0 doc-1 2 1 t\n")

@@ -95,7 +95,7 @@ class Settings:
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
-    def with_max_grade(self, max_grade: float) -> "Settings":
+    def with_max_grade(self, max_grade: float) -> Settings:
         """These settings with the maximum grade the evaluation found (the judgments'
         largest label), where none was given."""
         return self if self.max_grade is not None else replace(self, max_grade=max_grade)

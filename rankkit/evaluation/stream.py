@@ -203,7 +203,7 @@ class Progress:
         self._run, self._enabled, self._done, self._bar = run, enabled, 0, None
         self._label = f"{os.path.basename(run.name)}: {what}"
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         if self._enabled:
             try:
                 from tqdm.auto import tqdm
