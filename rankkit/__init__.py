@@ -6,14 +6,18 @@ judgments and returns one row per query.
 
 The package is layered, each layer importing only those below it::
 
-    cli, dask, stats, report, plot, explore   what users call beyond one table
-    trec_eval                                 trec_eval's output, byte for byte
-    evaluation/   evaluate, score, aggregate; runs read in blocks
-    names/        every metric's record: its function, names and parameters
-    join          a run and its judgments become Rankings
-    io/           reading judgments and runs (TREC files, Arrow, frames)
-    metrics/      the metric families, on Rankings
-    rankings, _validation                     the data model and argument checks
+    cli               the command line (``rankkit evaluate``, ``rankkit compare``)
+    api               rk.evaluate: in memory, or rankkit.dask for Dask inputs
+    dask              runs beyond one machine
+    stats, trec_eval  comparing systems; trec_eval's output, byte for byte
+    explore, plot/    notebook explorers; figures
+    evaluation/       evaluate, score, rank, aggregate; settings checked once; runs read in blocks
+    names/            one record per metric: its function, names, typed parameters
+    join              a run and its judgments become Rankings
+    metrics/          the metric families, on Rankings
+    report            tables of a comparison (Markdown, LaTeX, text, styled)
+    rankings          the data model
+    io/, _validation  reading judgments and runs; argument checks
 
 Every public name below is imported on first use, so ``import rankkit`` costs a few
 milliseconds and the command line loads only what a command needs.
@@ -46,7 +50,7 @@ _PUBLIC: dict[str, str] = {
     "read_qrels": "rankkit.io",
     "read_run": "rankkit.io",
     **dict.fromkeys(("rank", "aggregate", "score"), "rankkit.evaluation"),
-    "evaluate": "rankkit.cli",  # the front door: in memory, or rankkit.dask for Dask inputs
+    "evaluate": "rankkit.api",  # the front door: in memory, or rankkit.dask for Dask inputs
     "parse_metric": "rankkit.names",
     "compare": "rankkit.stats",
 }

@@ -22,7 +22,6 @@ both the in-memory evaluation (:mod:`rankkit.evaluation`) and the Dask one
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import sys
@@ -34,29 +33,16 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .evaluation.scoring import evaluate as _evaluate
-from .evaluation.scoring import is_dask
 from .evaluation.settings import TIE_POLICIES
 from .evaluation.stream import parse_memory
 from .io.keys import query_index
 from .io.readers import read_qrels
-from .names.specs import NICKNAMES, REGISTRY, parse_metric
+from .names import NICKNAMES, metric_help, parse_metric
 from .trec_eval import evaluate_like_trec_eval, read_zscores, trec_lines, trec_measures
 
-__all__ = ["main", "evaluate"]
+__all__ = ["main"]
 
 PROG = "rankkit"
-
-
-@functools.wraps(_evaluate)
-def evaluate(qrels, run, metrics, **options):
-    # rk.evaluate: the in-memory evaluation, or Dask's for Dask inputs (its docstring is the core's)
-    if is_dask(qrels) or is_dask(run):  # lazy: rankkit.dask.compute gives the in-memory frame
-        from . import dask as on_dask  # late: only Dask inputs load rankkit.dask (import rankkit never does)
-
-        options = {k: v for k, v in options.items() if k not in ("memory", "progress")}  # of run files only
-        return on_dask.evaluate(qrels, run, metrics, **options)
-    return _evaluate(qrels, run, metrics, **options)
 
 
 def _positive_int(text: str) -> int:
@@ -94,18 +80,6 @@ def _memory(text: str) -> int:
         return parse_memory(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _metric_help() -> str:
-    width = max(map(len, REGISTRY))
-    lines = [f"  {name:<{width}}  {info.summary}" for name, info in REGISTRY.items()]
-    return (
-        "metrics (spec syntax NAME(param=value, ...)@k, e.g. nDCG@10, P(rel=2)@5, RBP(p=0.9);\n"
-        "trec_eval names such as map, ndcg_cut_10, P_10, P.5,10 are accepted; names match\n"
-        "case-insensitively, except MAP@k, which is refused: trec_eval, ir_measures and ranx divide\n"
-        "AP over the top k by R, recommender-systems libraries by min(R, k); write AP@k (or\n"
-        "map_cut_k) for the first, AP(normalize='min_k')@k for the second):\n" + "\n".join(lines)
-    )
 
 
 EVALUATE_EXAMPLES = """\
@@ -156,7 +130,7 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
         help="score a TREC run against judgments (trec_eval's output by default)",
         usage="%(prog)s [options] QRELS RUN",
         description=EVALUATE_EXAMPLES,
-        epilog=_metric_help(),
+        epilog=metric_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")

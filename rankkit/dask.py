@@ -34,8 +34,8 @@ from ._validation import check_option
 from .evaluation.scoring import aggregate as _aggregate_table
 from .evaluation.scoring import expand_metrics, is_dask, score, unscored_queries
 from .evaluation.settings import Settings
+from .io.checks import COLUMN_NAMES
 from .io.keys import id_bytes, query_index, trec_order
-from .io.readers import COLUMN_NAMES
 from .io.readers import read_qrels as _read_qrels
 from .io.readers import read_run as _read_run
 from .join import Matched, rank_frames

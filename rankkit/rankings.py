@@ -19,6 +19,8 @@ import pandas as pd
 from ._validation import check_finite, check_nonnegative
 
 FloatArray = np.ndarray
+#: What a metric returns: a float for one list, an array of one value per query for many.
+FloatOrArray = float | np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,7 +113,8 @@ class Rankings:
         return self.n_queries
 
     def __repr__(self) -> str:
-        return f"Rankings(n_queries={self.n_queries}, depth={self.depth}, ties={'average' if self.ties is not None else None})"
+        ties = "average" if self.ties is not None else None
+        return f"Rankings(n_queries={self.n_queries}, depth={self.depth}, ties={ties})"
 
     @property
     def in_pool(self) -> np.ndarray:
@@ -141,7 +144,7 @@ class Rankings:
         means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
         return means[ids].reshape(values.shape)
 
-    def judged_only(self) -> "Rankings":
+    def judged_only(self) -> Rankings:
         """The same queries with only their judged documents, in their order (trec_eval
         ``-J``; ir_measures ``judged_only=True``): unjudged documents leave the ranking, and
         the documents below them move up.
@@ -169,7 +172,7 @@ class Rankings:
         top = float(self.ideal.max()) if self.ideal.size else 0.0
         return top if top > 0 else 1.0
 
-    def take(self, rows: np.ndarray) -> "Rankings":
+    def take(self, rows: np.ndarray) -> Rankings:
         """The queries ``rows`` selects (a boolean mask or positions), every per-query field
         sliced alike."""
         changes = {}
@@ -179,7 +182,7 @@ class Rankings:
                 changes[f.name] = value[rows]
         return replace(self, **changes)
 
-    def result(self, values: np.ndarray) -> Union[float, np.ndarray]:
+    def result(self, values: np.ndarray) -> float | np.ndarray:
         """A Python float for a single 1-D list, else the per-query array."""
         values = np.asarray(values, dtype=np.float64)
         return float(values[0]) if self.scalar else values

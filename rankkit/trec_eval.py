@@ -48,7 +48,7 @@ from .join import outside_rankkit
 from .metrics._interpolation import recall_cut
 from .metrics._numerics import query_sum
 from .metrics.binary import STANDARD_RECALL_LEVELS
-from .names.specs import (
+from .names import (
     NICKNAMES,
     TREC_FAMILIES,
     TREC_ORDER,

@@ -101,10 +101,12 @@ def test_compat_equals_ir_measures_with_few_labels(retrieved, missed):
     specs = ["Compat", "Compat(p=0.5)", "Compat(p=0.7, normalize=False)"]
     want = theirs(specs, qrels, run)
     got = rk.evaluate(qrels, run, specs)
-    np.testing.assert_allclose(got.loc["q", specs].to_numpy(float), want.loc["q", specs].to_numpy(float), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(got.loc["q", specs].to_numpy(float), want.loc["q", specs].to_numpy(float),
+                               rtol=0, atol=1e-9)
 
 
-@pytest.mark.parametrize("length, seed, k", [(7, 0, 3), (1000, 1, 1000), (1300, 2, 1500), (1300, 3, 10), (640, 4, 1000)])
+@pytest.mark.parametrize("length, seed, k",
+                         [(7, 0, 3), (1000, 1, 1000), (1300, 2, 1500), (1300, 3, 10), (640, 4, 1000)])
 def test_long_rankings_equal_ir_measures(length, seed, k):
     """Rankings longer than cwl_eval's 1,000 ranks (cut there), and cutoffs beyond them."""
     labels = np.random.default_rng(seed).choice([0, 0, 0, 1, 2, 4], length)

@@ -140,7 +140,7 @@ def test_unknown_metric_suggests_the_closest_names_briefly(spec, message):
     ("iprec_at_recal", None, None), ("ndcg_cutt.10", None, None), ("precison", None, "5"), ("apk", None, None),
 ])
 def test_every_suggestion_is_accepted(name, params, k):
-    from rankkit.names.specs import _suggestions
+    from rankkit.names.suggestions import _suggestions
 
     suggestions = _suggestions(name, params, k)
     assert 1 <= len(suggestions) <= 4

@@ -524,7 +524,8 @@ class TestErrors:
 
     @pytest.mark.parametrize("max_grade", ["Query", "queries", ""])
     def test_unknown_max_grade_string(self, max_grade):
-        with pytest.raises(ValueError, match=f"max_grade must be a positive number, 'query' or None, got '{max_grade}'"):
+        message = f"max_grade must be a positive number, 'query' or None, got '{max_grade}'"
+        with pytest.raises(ValueError, match=message):
             rbp([1, 0], max_grade=max_grade)
         with pytest.raises(ValueError, match="max_grade must be a positive number or None, got"):
             err([1, 0], max_grade="query")  # per-query scaling is RBP's (trec_eval) only
@@ -905,7 +906,7 @@ def test_discount_and_base_errors(func):
 
 
 def test_jk_discount_through_specs_and_evaluate():
-    from rankkit.names.specs import parse_metric
+    from rankkit.names import parse_metric
 
     m = parse_metric("nDCG(discount=jk,base=2)@10")
     assert str(m) == "nDCG(discount='jk', base=2)@10"

@@ -23,7 +23,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import rankkit as rk
-from rankkit.io.readers import COLUMN_NAMES
+from rankkit.io import COLUMN_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 

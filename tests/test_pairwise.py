@@ -482,7 +482,8 @@ def test_pair_counts_long_list_matches_numpy_brute_force():
     labels = rng.integers(0, 5, 3000).astype(float)
     diff = labels[:, None] - labels[None, :]  # diff[i, j] = label_i - label_j
     upper = np.triu(np.ones(diff.shape, dtype=bool), 1)
-    expected = PairCounts(float((diff > 0)[upper].sum()), float((diff < 0)[upper].sum()), float((diff == 0)[upper].sum()))
+    expected = PairCounts(float((diff > 0)[upper].sum()), float((diff < 0)[upper].sum()),
+                          float((diff == 0)[upper].sum()))
     assert pair_counts(labels) == expected
     batch = pair_counts([labels, labels[:1000], labels[::-1]])
     assert batch.discordant[0] == expected.discordant

@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 
 import rankkit as rk
-from rankkit.metrics import _numerics
 from rankkit.evaluation.scoring import aggregate, score
+from rankkit.metrics import _numerics
 from rankkit.rankings import Rankings
 
 SEEDS = range(12)
@@ -308,7 +308,7 @@ def test_err_bit_for_bit(seed, kind, k):
     top = max(float(r.ideal.max(initial=0.0)), float(r.labels.max(initial=0.0)))
     for p in (1.0, 0.9):
         out = []
-        for q, labels in rows(r):
+        for _q, labels in rows(r):
             labels = cut(labels, k)
             stop = [(exp2(x) - 1.0) / exp2(top) for x in labels]
             total, reach = 0.0, 1.0
@@ -508,12 +508,15 @@ def test_same_bits_whatever_simd_target_or_blas_kernel():
 
 # --------------------------------------------------------------------------- trec_eval's other measures
 
-from rankkit.metrics import incomplete as judgments
+from rankkit.evaluation.scoring import geometric_mean  # noqa: E402
+from rankkit.metrics import incomplete as judgments  # noqa: E402
 from rankkit.metrics import set_based as sets  # noqa: E402
 from rankkit.metrics.binary import (  # noqa: E402
-    interpolated_precision_average, num_nonrelevant_judged_retrieved, r_precision, relative_precision,
+    interpolated_precision_average,
+    num_nonrelevant_judged_retrieved,
+    r_precision,
+    relative_precision,
 )
-from rankkit.evaluation.scoring import geometric_mean  # noqa: E402
 from rankkit.metrics.graded import binary_g, g_measure, ndcg_rel, rndcg  # noqa: E402
 
 
@@ -731,8 +734,8 @@ def test_cwl_metrics_bit_for_bit(seed, depth):
         for q, labels in rows(r):
             g = cwl_gains(r, q, labels, low, high)
             out["nerr10"].append(cwl_rate(g, depth, lambda i, x, G: 0.9 * (1.0 - x)))
-            out["nerr11"].append(cwl_rate(g, depth, lambda i, x, G: squared_ratio(i + 2.0 * T) * (1.0 - x)))
-            out["inst"].append(cwl_rate(g, depth, lambda i, x, G: squared_ratio((i + T) + (T - G))))
+            out["nerr11"].append(cwl_rate(g, depth, lambda i, x, G, T=T: squared_ratio(i + 2.0 * T) * (1.0 - x)))
+            out["inst"].append(cwl_rate(g, depth, lambda i, x, G, T=T: squared_ratio((i + T) + (T - G))))
         same(cwl.nerr10(r, p=0.9, min_grade=low, max_grade=high, depth=depth), out["nerr10"])
         same(cwl.nerr11(r, T=T, min_grade=low, max_grade=high, depth=depth), out["nerr11"])
         same(cwl.inst(r, T=T, min_grade=low, max_grade=high, depth=depth), out["inst"])

@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_rel
-from ..io.readers import RunFile, read_qrels, read_run
+from ..io import RunFile, read_qrels, read_run
 from ..join import outside_rankkit, rank_frames
 from ..metrics._numerics import query_sum
-from ..names.specs import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
+from ..names import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
 from ..rankings import Rankings, as_rankings
 from .settings import QUERY_POLICIES, TIE_POLICIES, Settings
 from .stream import combine, judged_max_grade, stream_tables

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..io import RunFile, RunNotGrouped, read_run
 from ..io.keys import query_index, trec_order
-from ..io.readers import RunFile, RunNotGrouped, read_run
 from ..join import Matched, rank_frames
 from ..rankings import Rankings
 

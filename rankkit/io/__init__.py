@@ -13,7 +13,8 @@ The modules, from the bottom up (each imports only modules below it):
 - :mod:`~rankkit.io.readers`: :func:`read_qrels` and :func:`read_run`, for every kind of input.
 """
 
+from .checks import COLUMN_NAMES
 from .readers import read_qrels, read_run
 from .run_file import RunFile, RunNotGrouped
 
-__all__ = ["read_qrels", "read_run", "RunFile", "RunNotGrouped"]
+__all__ = ["read_qrels", "read_run", "RunFile", "RunNotGrouped", "COLUMN_NAMES"]

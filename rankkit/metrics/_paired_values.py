@@ -11,17 +11,15 @@ the error messages name the argument.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .._validation import check_finite
-from ..rankings import Rankings
+from ..rankings import FloatOrArray, Rankings
 
 __all__ = ["FloatOrArray", "Rows", "as_pair", "as_rows"]
-
-FloatOrArray = Union[float, np.ndarray]
 
 
 class Rows(NamedTuple):

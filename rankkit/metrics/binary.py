@@ -27,17 +27,23 @@ italics and listed with title, author and address in :mod:`rankkit.sources`:
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from .._validation import (
+    check_k,
+    check_n_relevant,
+    check_no_ties,
+    check_option,
+    check_recall_levels,
+    check_rel,
+    is_real,
+)
+from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
 from ._interpolation import interpolate, recall_cut
 from ._numerics import ln, rank_product, rank_sum
-from .._validation import (
-    check_k, check_n_relevant, check_no_ties, check_option, check_recall_levels, check_rel, is_real,
-)
-from ..rankings import Rankings, RankingsLike, as_rankings
 
 __all__ = [
     "precision", "recall", "r_precision", "success", "average_precision",
@@ -45,8 +51,6 @@ __all__ = [
     "num_relevant_retrieved", "interpolated_precision", "pr_curve", "relative_precision",
     "num_nonrelevant_judged_retrieved", "interpolated_precision_average", "yaap",
 ]
-
-FloatResult = Union[float, np.ndarray]
 
 #: AP denominators accepted by :func:`average_precision`.
 NORMALIZATIONS = ("relevant", "retrieved", "min_k")
@@ -127,7 +131,7 @@ def _prefix_counts(rel: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- counts
 
 
-def num_retrieved(rankings: RankingsLike) -> FloatResult:
+def num_retrieved(rankings: RankingsLike) -> FloatOrArray:
     """Number of documents retrieved per query (trec_eval ``num_ret``).
 
     Parameters
@@ -148,7 +152,7 @@ def num_retrieved(rankings: RankingsLike) -> FloatResult:
     return r.result(r.lengths)
 
 
-def num_relevant(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
+def num_relevant(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
     """Number of relevant judged documents per query, R (trec_eval ``num_rel``).
 
     R counts every judged document with label ``>= rel``, retrieved or not; for a bare
@@ -176,7 +180,7 @@ def num_relevant(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
     return r.result(r.n_relevant(check_rel(rel)))
 
 
-def num_relevant_retrieved(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
+def num_relevant_retrieved(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
     """Number of relevant documents retrieved per query (trec_eval ``num_rel_ret``).
 
     Parameters
@@ -200,7 +204,7 @@ def num_relevant_retrieved(rankings: RankingsLike, *, rel: float = 1) -> FloatRe
     return r.result(r.relevant(check_rel(rel)).sum(axis=1))
 
 
-def num_nonrelevant_judged_retrieved(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
+def num_nonrelevant_judged_retrieved(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
     """Number of judged non-relevant documents retrieved per query (trec_eval
     ``num_nonrel_judged_ret``): judged, with a label below ``rel``.
 
@@ -223,7 +227,7 @@ def num_nonrelevant_judged_retrieved(rankings: RankingsLike, *, rel: float = 1) 
 # --------------------------------------------------------------------------- set-based at k
 
 
-def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:
+def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatOrArray:
     """Precision at cutoff ``k``: the fraction of the top ``k`` that is relevant.
 
     P@k = (number of relevant documents in the top k) / k.
@@ -265,7 +269,7 @@ def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -
 
 def recall(
     rankings: RankingsLike, *, k: int | None = None, rel: float = 1, n_relevant=None
-) -> FloatResult:
+) -> FloatOrArray:
     """Recall at cutoff ``k``: the fraction of all relevant documents found in the top ``k``.
 
     R@k = (number of relevant documents in the top k) / R  (trec_eval ``recall_k``).
@@ -308,7 +312,7 @@ def recall(
 
 def r_precision(
     rankings: RankingsLike, *, multiple: float = 1.0, rel: float = 1, n_relevant=None
-) -> FloatResult:
+) -> FloatOrArray:
     """R-precision: precision at rank R, where R is the number of relevant documents.
 
     Rprec = (number of relevant documents in the top R) / R  (trec_eval ``Rprec``; the
@@ -359,7 +363,7 @@ def r_precision(
     return r.result(_ratio(hits, cut))
 
 
-def relative_precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:
+def relative_precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatOrArray:
     """Relative precision at ``k``: P@k divided by the best P@k possible, min(k, R) / k.
 
     RelP@k = (relevant documents in the top k) / min(k, R)  (trec_eval ``relative_P_k``):
@@ -396,7 +400,7 @@ def relative_precision(rankings: RankingsLike, *, k: int | None = None, rel: flo
     return r.result(_ratio(_hits(r, rel, k), best))
 
 
-def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:
+def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatOrArray:
     """Success at cutoff ``k``: 1.0 if a relevant document is in the top ``k``, else 0.0.
 
     trec_eval ``success_k`` (also called hit rate, or "Success@k" in ir_measures).
@@ -459,7 +463,7 @@ def average_precision(
     normalize: Literal["relevant", "retrieved", "min_k"] = "relevant",
     rel: float = 1,
     n_relevant=None,
-) -> FloatResult:
+) -> FloatOrArray:
     """Average precision at cutoff ``k``: the mean of P@i over the relevant ranks i <= k.
 
     AP@k = (1 / D) * sum_{i <= k, rel_i} P@i, where the denominator D is chosen by
@@ -529,7 +533,7 @@ def average_precision(
     return r.result(_ratio(total, denominator))
 
 
-def yaap(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatResult:
+def yaap(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatOrArray:
     """Yet another average precision (Robertson 2012): AP on a log-odds scale.
 
     With S = sum_{i: rel_i} P@i (R times AP: the precisions summed, not averaged) and R
@@ -588,7 +592,7 @@ def yaap(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatRes
     return r.result(ln((1.0 + total) / (1.0 + n_rel - total)))  # correctly rounded, as glibc's log
 
 
-def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatResult:
+def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatOrArray:
     """Reciprocal rank: 1 / rank of the first relevant document within the top ``k``.
 
     RR@k = 1 / min{i <= k : rel_i}, and 0.0 when no relevant document is in the top k.
@@ -631,7 +635,7 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
     return r.result(np.where(relevant.any(axis=1), 1.0 / first, 0.0))
 
 
-def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
+def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
     """Binary preference, exactly as trec_eval ``bpref`` (Buckley & Voorhees, SIGIR 2004).
 
     bpref = (1 / R) * sum over retrieved relevant r of
@@ -682,7 +686,7 @@ def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatResult:
     return r.result(_ratio(total, n_rel))
 
 
-def judged(rankings: RankingsLike, *, k: int | None = None) -> FloatResult:
+def judged(rankings: RankingsLike, *, k: int | None = None) -> FloatOrArray:
     """Judgment rate: the fraction of the top ``k`` documents that have a relevance judgment.
 
     Judged@k = (judged documents in the top k) / min(k, number retrieved), as ir_measures
@@ -867,7 +871,7 @@ def interpolated_precision_average(
     rel: float = 1,
     n_relevant=None,
     rounding: Literal["textbook", "nearest", "plus_0.9"] = "textbook",
-) -> FloatResult:
+) -> FloatOrArray:
     """Mean interpolated precision over recall levels: the 11-point average.
 
     With the 11 standard levels 0.0, 0.1, ..., 1.0 this is the classic 11-point

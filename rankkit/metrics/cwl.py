@@ -49,9 +49,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._numerics import discounts, rank_sum, weighted_rank_sum
 from .._validation import check_depth, check_k, check_no_ties, check_number, check_positive, check_probability
-from ..rankings import FloatArray, Rankings, RankingsLike, as_rankings
+from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
+from ._numerics import discounts, rank_sum, weighted_rank_sum
 
 __all__ = ["sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "insq", "inst", "bpm", "CWL_DEPTH"]
 
@@ -130,7 +130,7 @@ def _patience(ranks: np.ndarray, T: float) -> np.ndarray:
 def sdcg(
     rankings: RankingsLike, *, k: int, min_grade: float = 0, max_grade: float | None = None,
     depth: int = CWL_DEPTH,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """Scaled DCG at cutoff ``k``, per query: DCG@k over the DCG@k of k documents of gain 1.
 
     SDCG@k = sum_{i<=k} g_i / log2(i + 1)  /  sum_{i<=k} 1 / log2(i + 1), gains in [0, 1]
@@ -177,7 +177,7 @@ def sdcg(
 def nerr8(
     rankings: RankingsLike, *, k: int, min_grade: float = 0, max_grade: float | None = None,
     depth: int = CWL_DEPTH,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """NERR of equation 8 of Azzopardi et al. (2021), at cutoff ``k``, per query.
 
     A C/W/L metric close to ERR: the user stops at rank i, satisfied, with probability g_i
@@ -216,7 +216,7 @@ def nerr8(
 def nerr9(
     rankings: RankingsLike, *, k: int, min_grade: float = 0, max_grade: float | None = None,
     depth: int = CWL_DEPTH,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """NERR of equation 9 of Azzopardi et al. (2021), at cutoff ``k``, per query.
 
     :func:`nerr8` with ERR's 1/i discount folded into the continuation:
@@ -254,7 +254,7 @@ def nerr9(
 def bpm(
     rankings: RankingsLike, *, k: int, T: float = 1.0, min_grade: float = 0,
     max_grade: float | None = None, depth: int = CWL_DEPTH,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """The static Bejeweled Player Model (Zhang et al. 2017) in C/W/L form, per query.
 
     The user reads on until the gain collected reaches ``T`` or ``k`` documents are read,
@@ -306,7 +306,7 @@ def bpm(
 def nerr10(
     rankings: RankingsLike, *, p: float = 0.9, min_grade: float = 0,
     max_grade: float | None = None, depth: int = CWL_DEPTH,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """NERR of equation 10 of Azzopardi et al. (2021), per query: ERR's stopping with RBP's
     patience.
 
@@ -344,7 +344,7 @@ def nerr10(
 def nerr11(
     rankings: RankingsLike, *, T: float = 1.0, min_grade: float = 0,
     max_grade: float | None = None, depth: int = CWL_DEPTH,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """NERR of equation 11 of Azzopardi et al. (2021), per query: ERR's stopping with INSQ's
     patience.
 
@@ -382,7 +382,7 @@ def nerr11(
 def insq(
     rankings: RankingsLike, *, T: float = 1.0, min_grade: float = 0,
     max_grade: float | None = None, depth: int = CWL_DEPTH,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """INSQ (Moffat, Scholer & Thomas 2012), per query.
 
     C_i = ((i + 2T - 1) / (i + 2T))**2: a user who expects to need ``T`` relevant
@@ -424,7 +424,7 @@ def insq(
 def inst(
     rankings: RankingsLike, *, T: float = 1.0, min_grade: float = 0,
     max_grade: float | None = None, depth: int = CWL_DEPTH,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """INST (Moffat, Bailey, Scholer & Thomas 2015), per query: INSQ that adapts to the
     gain found.
 

@@ -30,10 +30,21 @@ italics and listed with title, author and address in :mod:`rankkit.sources`:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 
+from .._validation import (
+    check_base,
+    check_gain,
+    check_k,
+    check_max_grade,
+    check_no_ties,
+    check_option,
+    check_probability,
+    check_rel,
+)
+from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
 from ._numerics import (
     discounts,
     exp2,
@@ -45,13 +56,9 @@ from ._numerics import (
     rank_sum,
     weighted_rank_sum,
 )
-from .._validation import (
-    check_base, check_gain, check_k, check_max_grade, check_no_ties, check_option, check_probability, check_rel,
-)
-from ..rankings import FloatArray, Rankings, RankingsLike, as_rankings
 
 GAINS = ("linear", "exp")
-GainLike = Union[Literal["linear", "exp"], Mapping[float, float]]
+GainLike = Literal["linear", "exp"] | Mapping[float, float]
 GainFunction = Callable[[np.ndarray], np.ndarray]
 #: DCG discounts: ``1 / log2(i + 1)`` (Burges et al. 2005, trec_eval) or Järvelin & Kekäläinen's.
 DISCOUNTS = ("log2", "jk")
@@ -196,7 +203,7 @@ def _query_scale(r: Rankings) -> np.ndarray:
 
 def cumulative_gain(
     rankings: RankingsLike, *, k: int | None = None, gain: GainLike = "linear"
-) -> float | FloatArray:
+) -> FloatOrArray:
     """Cumulative gain at cutoff ``k``, per query: the sum of the gains of the top k.
 
     CG@k = sum_{i<=k} g(rel_i) (Järvelin & Kekäläinen 2002). CG ignores the order inside
@@ -243,7 +250,7 @@ def dcg(
     gain: GainLike = "linear",
     discount: Literal["log2", "jk"] = "log2",
     base: float = 2.0,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """Discounted cumulative gain at cutoff ``k``, per query.
 
     DCG@k = sum_{i<=k} g(rel_i) * w_i over ranks i from 1, with the discount
@@ -314,7 +321,7 @@ def idcg(
     gain: GainLike = "linear",
     discount: Literal["log2", "jk"] = "log2",
     base: float = 2.0,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """Ideal DCG at cutoff ``k``: the DCG@k of all judged labels in the best order.
 
     IDCG@k = sum_{i<=k} g(rel*_i) * w_i where rel* lists every judged label of the
@@ -365,7 +372,7 @@ def ndcg(
     gain: GainLike = "linear",
     discount: Literal["log2", "jk"] = "log2",
     base: float = 2.0,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """Normalized discounted cumulative gain at cutoff ``k``, per query.
 
     nDCG@k = DCG@k / IDCG@k (:func:`dcg`, :func:`idcg`, both with the same gain and
@@ -437,7 +444,7 @@ def rbp(
     k: int | None = None,
     rel: float = 1,
     max_grade: float | Literal["query"] | None = None,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """Rank-biased precision (Moffat & Zobel 2008), per query.
 
     RBP = (1 - p) * sum_{i>=1} r_i * p**(i - 1): a user reads rank 1, then moves on to
@@ -524,7 +531,7 @@ def rbp_residual(
     p: float = 0.8,
     k: int | None = None,
     convention: Literal["moffat_zobel", "trec_eval"] = "moffat_zobel",
-) -> float | FloatArray:
+) -> FloatOrArray:
     """RBP residual (Moffat & Zobel 2008): the RBP that unknown documents could still add.
 
     residual = (1 - p) * sum_{i <= d, i unjudged} p**(i - 1) + p**d, with d = min(k,
@@ -626,7 +633,7 @@ def err(
     k: int | None = None,
     p: float = 1.0,
     max_grade: float | None = None,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """Expected reciprocal rank (Chapelle et al. 2009) with persistence ``p``, per query.
 
     ERR = sum_{i<=k} (1 / i) * R_i * prod_{j<i} (1 - R_j) * p**(i - 1), with
@@ -724,7 +731,7 @@ def _at(prefix: np.ndarray, count: np.ndarray) -> np.ndarray:
     return np.where(count > 0, prefix[np.arange(prefix.shape[0]), at], 0.0)
 
 
-def binary_g(rankings: RankingsLike, *, rel: float = 1) -> float | FloatArray:
+def binary_g(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
     """Binary G (trec_eval ``binG``): each relevant document retrieved adds
     1 / log2(2 + the documents ranked above it that are not relevant), over R.
 
@@ -762,7 +769,7 @@ def binary_g(rankings: RankingsLike, *, rel: float = 1) -> float | FloatArray:
     return r.result(np.divide(total, n_rel, out=np.zeros(r.n_queries), where=n_rel > 0))
 
 
-def g_measure(rankings: RankingsLike, *, gain: GainLike = "linear") -> float | FloatArray:
+def g_measure(rankings: RankingsLike, *, gain: GainLike = "linear") -> FloatOrArray:
     """Normalized gain G (trec_eval ``G``): the gain at rank i is discounted by how far the
     ranking has fallen behind the ideal by then.
 
@@ -803,7 +810,7 @@ def g_measure(rankings: RankingsLike, *, gain: GainLike = "linear") -> float | F
     return r.result(np.divide(total, best, out=np.zeros(r.n_queries), where=best > 0))
 
 
-def ndcg_rel(rankings: RankingsLike, *, gain: GainLike = "linear") -> float | FloatArray:
+def ndcg_rel(rankings: RankingsLike, *, gain: GainLike = "linear") -> FloatOrArray:
     """nDCG averaged over the relevant documents (trec_eval ``ndcg_rel``).
 
     nDCG is taken at the rank of each retrieved document with a positive gain,
@@ -849,7 +856,7 @@ def ndcg_rel(rankings: RankingsLike, *, gain: GainLike = "linear") -> float | Fl
     return r.result(np.divide(total, n_ideal, out=np.zeros(r.n_queries), where=ok))
 
 
-def rndcg(rankings: RankingsLike, *, gain: GainLike = "linear", rel: float = 1) -> float | FloatArray:
+def rndcg(rankings: RankingsLike, *, gain: GainLike = "linear", rel: float = 1) -> FloatOrArray:
     """nDCG averaged at the R levels of the ideal ranking (trec_eval ``Rndcg``).
 
     The ideal ranking changes gain at positions c_1 < c_2 < ... < c_m = K (the cumulative

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._numerics import powers, rank_sum
 from .._validation import check_probability
-from ..rankings import FloatArray, Rankings, RankingsLike, as_rankings
+from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
+from ._numerics import powers, rank_sum
 
 __all__ = ["compatibility"]
 
@@ -51,7 +51,7 @@ def _ideal_positions(r: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return query, column + 1, higher + same_above + 1
 
 
-def compatibility(rankings: RankingsLike, *, p: float = 0.95, normalize: bool = True) -> float | FloatArray:
+def compatibility(rankings: RankingsLike, *, p: float = 0.95, normalize: bool = True) -> FloatOrArray:
     """Compatibility (Clarke, Vtyurina & Smucker 2021) with persistence ``p``, per query.
 
     RBO(run, ideal) = sum_{d=1}^{D} p**(d-1) * |run[:d] & ideal[:d]| / d  /  sum_{d=1}^{D}

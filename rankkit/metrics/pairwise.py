@@ -34,8 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._paired_values import FloatOrArray, Rows, as_pair, as_rows
 from .._validation import check_option, check_rel
+from ._paired_values import FloatOrArray, Rows, as_pair, as_rows
 
 __all__ = ["PairCounts", "pair_counts", "inversions", "pnr", "kendall_tau", "kendall_distance", "auc"]
 

@@ -11,7 +11,6 @@ r the number of relevant documents retrieved (label >= ``rel``).
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .._validation import check_number, check_rel, is_int

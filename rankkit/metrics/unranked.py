@@ -4,9 +4,9 @@ The guide to ranking metrics (see References) starts from them to show why ranki
 its own metrics: mean squared error weighs every document alike, so a prediction with a
 *lower* error can still put an irrelevant document first (see the example of :func:`mse`).
 
-Inputs are read as in :mod:`rankkit.metrics.pairwise` (``rankkit.metrics._paired_values``): a 1-D list gives a Python float, a 2-D array one
-value per row, a list of lists may be ragged; NaN/inf and mismatched shapes raise
-``ValueError``.
+Inputs are read as in :mod:`rankkit.metrics.pairwise` (``rankkit.metrics._paired_values``): a
+1-D list gives a Python float, a 2-D array one value per row, a list of lists may be ragged;
+NaN/inf and mismatched shapes raise ``ValueError``.
 
 References
 ----------
