@@ -28,10 +28,9 @@ import functools
 import sys
 import warnings
 import weakref
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -49,7 +48,10 @@ from .io.keys import (
 )
 from .rankings import Rankings
 
-__all__ = ["rank_frames", "Matched", "TIES", "outside_rankkit"]
+if TYPE_CHECKING:  # frames come from the caller: the join itself never imports pandas
+    import pandas as pd
+
+__all__ = ["rank_frames", "rank_arrays", "Matched", "TIES", "outside_rankkit"]
 
 #: The orders of documents with equal scores (see :func:`rankkit.rank`).
 TIES = ("docno", "optimistic", "pessimistic", "average")
@@ -72,10 +74,26 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, settings: Any = None, *,
     if settings is not None:
         ties, depth, judged_only = settings.ties, settings.depth, settings.judged_only
     qrels_ids, judgments = _Judgments.of(qrels)
-    run_name, run_ids = run.attrs.get("name"), arrow_ids(run.doc_id)
-    query_ids, run_rows, judged_rows = _query_rows(run.query_id, judgments)
-    scores = run.score.to_numpy(dtype=np.float64)
+    run_name, in_run, codes = run.attrs.get("name"), run.query_id.cat.categories.tolist(), run.query_id.cat.codes
+    columns = [arrow_ids(run.doc_id), run.score.to_numpy(dtype=np.float64)]
     del run  # a frame read here (from a path) frees its query and score columns
+    return rank_arrays(qrels_ids, judgments, in_run, np.asarray(codes), columns, run_name, ties=ties, depth=depth,
+                       judged_only=judged_only, matched=matched, index=query_index)
+
+
+def rank_arrays(qrels_ids: pa.ChunkedArray, judgments: _Judgments, in_run: list, codes: np.ndarray,
+                columns: list, run_name: str | None, *, ties: str, depth: int | None, judged_only: bool,
+                matched: Matched | None = None, index: Any = None) -> Rankings:
+    """:func:`rank_frames` on columns: the judgments (their document ids and
+    :class:`_Judgments`), the run's distinct query ids (``in_run``), each line's position
+    among them (``codes``), its document ids and scores (``columns``, a list the join
+    empties: it frees each once used) and its tag. The options come checked. ``index``
+    turns the list of query ids into the Rankings' ``query_ids`` (default: an object
+    array)."""
+    run_ids, scores = columns
+    columns.clear()
+    query_ids, run_rows, judged_rows = _query_rows(in_run, codes, judgments)
+    del codes
     ordered = _order_run(run_rows, scores, len(query_ids))
     del scores
     rows, grade, exact_keys = _match_judgments(ordered, query_ids, run_rows, run_ids, qrels_ids, judgments, judged_rows)
@@ -88,7 +106,7 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, settings: Any = None, *,
         rows = _break_ties(ordered, rows, grade, ties, run_ids, exact_keys)
     q_sorted, counts, start = ordered.q_sorted, ordered.counts, ordered.start
     del ordered, exact_keys, run_ids  # the run's ids, and with them its remembered keys
-    in_run = counts > 0
+    in_run_rows = counts > 0
     if judged_only:  # trec_eval -J: the judged documents alone, in their order (after -M)
         q_sorted, counts, rows, grade, start = _judged_only(q_sorted, counts, rows, grade, start, depth)
         depth = None
@@ -102,10 +120,15 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, settings: Any = None, *,
     pa.default_memory_pool().release_unused()
     has_qrels = np.zeros(len(query_ids), dtype=bool)
     has_qrels[judged_rows] = True
+    if index is not None:
+        ids = index(query_ids)
+    else:
+        ids = np.empty(len(query_ids), dtype=object)
+        ids[:] = query_ids
     return Rankings(
         labels=labels, judged=judged, pooled=pooled, lengths=np.minimum(counts, width).astype(np.int64),
-        ideal=ideal, n_judged=n_judged, query_ids=query_index(query_ids), ties=tie_ids,
-        has_run=in_run, has_qrels=has_qrels, run_name=run_name,
+        ideal=ideal, n_judged=n_judged, query_ids=ids, ties=tie_ids,
+        has_run=in_run_rows, has_qrels=has_qrels, run_name=run_name,
     )
 
 
@@ -197,13 +220,12 @@ class _QueryRows(NamedTuple):
     judged_rows: np.ndarray
 
 
-def _query_rows(run_queries: pd.Series, judgments: _Judgments) -> tuple[list, np.ndarray, np.ndarray]:
-    """``(ids, run_rows, judged_rows)``: the queries of the run or the judgments, sorted as
-    trec_eval sorts them (by bytes); the row of each run line's query; the row of each
-    judged query. The judgments remember the rows of the last run's queries (a sweep's runs
+def _query_rows(in_run: list, codes: np.ndarray, judgments: _Judgments) -> tuple[list, np.ndarray, np.ndarray]:
+    """``(ids, run_rows, judged_rows)`` for a run's distinct query ids (``in_run``) and the
+    position among them of each line's query (``codes``): the queries of the run or the
+    judgments, sorted as trec_eval sorts them (by bytes); the row of each run line's query;
+    the row of each judged query. The judgments remember the rows of the last run's queries (a sweep's runs
     share them)."""
-    codes = np.asarray(run_queries.cat.codes)
-    in_run = run_queries.cat.categories.tolist()
     last = judgments.query_rows
     if last is None or last.in_run != in_run:
         judged = judgments.names

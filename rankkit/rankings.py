@@ -9,14 +9,17 @@ queries at once.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, fields, replace
 from itertools import chain
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
-import pandas as pd
 
 from ._validation import check_finite, check_nonnegative
+
+if TYPE_CHECKING:  # pandas on first use: the command line's path never needs it
+    import pandas as pd
 
 FloatArray = np.ndarray
 #: What a metric returns: a float for one list, an array of one value per query for many.
@@ -151,6 +154,7 @@ class Rankings:
 
         Examples
         --------
+        >>> import pandas as pd
         >>> r = Rankings(np.array([[1., 0, 2]]), np.array([[True, False, True]]), np.array([3]),
         ...              np.array([[2., 1]]), np.array([2]), pd.Index(["q"]))
         >>> r.judged_only().labels, r.judged_only().lengths
@@ -178,7 +182,7 @@ class Rankings:
         changes = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, (np.ndarray, pd.Index)) and len(value) == self.n_queries and np.ndim(value) >= 1:
+            if isinstance(value, _pandas_or_array("Index")) and len(value) == self.n_queries and np.ndim(value) >= 1:
                 changes[f.name] = value[rows]
         return replace(self, **changes)
 
@@ -218,7 +222,7 @@ def as_rankings(x: Any) -> Rankings:
         return x
     scalar = False
     if isinstance(x, (list, tuple)) and any(
-        isinstance(row, (list, tuple, np.ndarray, pd.Series)) for row in x
+        isinstance(row, (list, tuple, *_pandas_or_array("Series"))) for row in x
     ):
         rows = [np.asarray(row, dtype=np.float64).ravel() for row in x]
         lengths = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
@@ -241,6 +245,8 @@ def as_rankings(x: Any) -> Rankings:
     check_nonnegative(labels, "labels")
     labels = np.ascontiguousarray(labels)
     ideal = -np.sort(-labels, axis=1)
+    import pandas as pd
+
     return Rankings(
         labels=labels,
         judged=mask,
@@ -250,3 +256,10 @@ def as_rankings(x: Any) -> Rankings:
         query_ids=pd.RangeIndex(labels.shape[0], name="query_id"),
         scalar=scalar,
     )
+
+
+def _pandas_or_array(name: str) -> tuple[type, ...]:
+    """``(np.ndarray, pandas.<name>)``, or ``(np.ndarray,)`` while pandas is not imported
+    (nothing can be of one of its types then)."""
+    pandas = sys.modules.get("pandas")
+    return (np.ndarray,) if pandas is None else (np.ndarray, getattr(pandas, name))

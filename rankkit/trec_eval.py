@@ -34,15 +34,14 @@ import os
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow.compute as pc
 
-from .evaluation.scoring import GEOMETRIC_FLOOR, aggregate, per_query_table, score
+from .evaluation.arrays import aggregate_column, defaults, score_values
 from .evaluation.settings import Settings
 from .io.keys import arrow_ids
-from .io.readers import read_qrels
 from .io.trec_format import NUMBER, id_text, os_error
 from .join import outside_rankkit
 from .metrics._interpolation import recall_cut
@@ -53,13 +52,17 @@ from .names import (
     TREC_FAMILIES,
     TREC_ORDER,
     Metric,
+    MetricInfo,
     expand_metrics,
     parse_metric,
     trec_columns,
 )
 from .rankings import Rankings
 
-__all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines", "read_zscores", "to_zscores"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["trec_measures", "evaluate_like_trec_eval", "trec_lines", "trec_eval_text", "read_zscores", "to_zscores"]
 
 #: Values trec_eval -c sets on a query missing from the run (matched by exact name; and
 #: every name that starts with unj).
@@ -126,6 +129,9 @@ def evaluate_like_trec_eval(
     :func:`rankkit.evaluate`). Returns the per-query table (one row per scored query,
     in trec_eval's order) and the ``all`` values (a Series; strings for runid).
     """
+    from .evaluation.scoring import aggregate, per_query_table  # frames: pandas on first use
+    from .io.readers import read_qrels
+
     settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
                         judged_only=judged_only, n_docs=n_docs, memory=memory, progress=progress)
     qrels = read_qrels(qrels)
@@ -202,6 +208,8 @@ def to_zscores(table: pd.DataFrame, zscores: dict[tuple[str, str], tuple[float, 
             continue
         values = table[column].to_numpy(dtype=np.float64)
         if info.aggregate == "gmean":
+            from .evaluation.arrays import GEOMETRIC_FLOOR
+
             values = np.array([math.log(max(v, GEOMETRIC_FLOOR)) for v in values], dtype=np.float64)
         z = np.array([_zscore(v, zscores.get((q, column))) for q, v in zip(queries, values)], dtype=np.float64)
         table[column] = z
@@ -235,12 +243,20 @@ def _check_integer_labels(labels: np.ndarray) -> None:
 
 def _trec_table(r: Rankings, columns: dict[str, Metric], settings: Settings, named: dict[str, float]) -> pd.DataFrame:
     """The values of the queries of ``r`` (each judged), as trec_eval sets them."""
+    from .evaluation.scoring import frame_of
+
+    return frame_of(_trec_values(r, columns, settings, named), r, columns)
+
+
+def _trec_values(r: Rankings, columns: dict[str, Metric], settings: Settings,
+                 named: dict[str, float]) -> dict[str, np.ndarray]:
+    """:func:`_trec_table`'s columns, as arrays."""
     missing = ~r.has_run
     scored = _one_document(r, missing, settings.judged_only, named)
-    table = score(scored, columns, rel=settings.rel, max_grade=settings.max_grade, n_docs=settings.n_docs)
-    _trec_eval_nan(table, columns, scored, settings.rel)
-    _clear_missing(table, missing)
-    return table
+    values = score_values(scored, columns, defaults(scored, settings.rel, settings.max_grade, settings.n_docs))
+    _trec_eval_nan(values, columns, scored, settings.rel)
+    _clear_missing(values, missing)
+    return values
 
 
 #: The document of trec_eval -c's ranking for a judged query missing from the run
@@ -282,18 +298,25 @@ def _one_document(r: Rankings, missing: np.ndarray, judged_only: bool, named: di
     return replace(r, labels=labels, judged=judged, pooled=pooled, lengths=lengths, ties=ties)
 
 
-def _clear_missing(table: pd.DataFrame, missing: np.ndarray) -> None:
+def _clear_missing(values: dict[str, np.ndarray], missing: np.ndarray) -> None:
     """What trec_eval -c sets on queries missing from the run, by exact name."""
     if not missing.any():
         return
-    for column in table.columns:
+    for column in values:
         if column.startswith("unj"):
-            table.loc[missing, column] = 0.0
+            values[column] = _set(values[column], missing, 0.0)
         elif column in _CLEARED:
-            table.loc[missing, column] = _CLEARED[column]
+            values[column] = _set(values[column], missing, _CLEARED[column])
 
 
-def _trec_eval_nan(table: pd.DataFrame, columns: dict[str, Metric], r: Rankings, rel: float | None) -> None:
+def _set(column: np.ndarray, rows: np.ndarray, value) -> np.ndarray:
+    """A copy of ``column`` with ``value`` at ``rows`` (the metric's array is left as it is)."""
+    column = column.copy()
+    column[rows] = value
+    return column
+
+
+def _trec_eval_nan(values: dict[str, np.ndarray], columns: dict[str, Metric], r: Rankings, rel: float | None) -> None:
     """trec_eval's NaN on an empty ranking (only under -J): iprec_at_recall at a level, and
     11pt_avg at levels one of which, times the relevant documents, rounds (``lround``) to
     none (its precision 0 / 0 counts then: the default levels start at 0.0)."""
@@ -307,7 +330,7 @@ def _trec_eval_nan(table: pd.DataFrame, columns: dict[str, Metric], r: Rankings,
         levels = [kwargs["recall"]] if metric.name == "iprec" else kwargs.get("levels") or STANDARD_RECALL_LEVELS
         n_rel = r.n_relevant(kwargs.get("rel", rel or 1))
         rounds_to_zero = (recall_cut(np.asarray(levels)[:, None], n_rel, "nearest") == 0).any(axis=0)
-        table.loc[empty & rounds_to_zero, column] = np.nan
+        values[column] = _set(values[column], empty & rounds_to_zero, np.nan)
 
 
 def _format(value, kind: str, per_query: bool) -> str:
@@ -328,16 +351,60 @@ def trec_lines(
     (none with ``-n``)."""
     specs = table.attrs.get("metrics", {})
     infos = {column: parse_metric(specs.get(column, column)).info for column in table.columns}
+    columns = {column: table[column].to_numpy() for column in table.columns}
+    yield from _lines(list(table.index), columns, summary, infos, per_query=per_query, summary_lines=summary_lines,
+                      zscores=table.attrs.get("zscores", False))
+
+
+def _lines(ids: list, columns: dict[str, Any], summary: Any, infos: dict[str, MetricInfo], *, per_query: bool,
+           summary_lines: bool, zscores: bool = False) -> Iterator[str]:
+    """:func:`trec_lines` of query ``ids``, each column's values along them, its ``all`` value
+    (``summary[column]``) and registry row (``infos``)."""
     # After -Z every number is a z-score: "Z" before its name, counts printed as fractions
-    z = table.attrs.get("zscores", False)
-    names = {c: f"Z{c:<22}" if z and infos[c].kind != "str" else f"{c:<22}" for c in table.columns}
-    kinds = {c: "float" if z and infos[c].kind == "int" else infos[c].kind for c in table.columns}
+    names = {c: f"Z{c:<22}" if zscores and infos[c].kind != "str" else f"{c:<22}" for c in columns}
+    kinds = {c: "float" if zscores and infos[c].kind == "int" else infos[c].kind for c in columns}
     if per_query:
-        shown = [c for c in table.columns if not infos[c].summary_only]
-        for qid, row in zip(table.index, table[shown].itertuples(index=False, name=None)):
+        shown = [c for c in columns if not infos[c].summary_only]
+        for qid, row in zip(ids, zip(*(columns[c].tolist() for c in shown))):
             for column, value in zip(shown, row):
                 yield f"{names[column]}\t{qid}\t{_format(value, kinds[column], True)}"
     if summary_lines:
-        for column in table.columns:
+        for column in columns:
             if infos[column].aggregate != "none":
                 yield f"{names[column]}\tall\t{_format(summary[column], kinds[column], False)}"
+
+
+def trec_eval_text(qrels: str | os.PathLike, run: str | os.PathLike, columns: dict[str, Metric], *,
+                   complete: bool = False, rel: float | None = None, depth: int | None = None,
+                   judged_only: bool = False, n_docs: int | None = None, ties: str = "docno",
+                   memory: int | str | None = None, per_query: bool = False, summary_lines: bool = True) -> str:
+    """trec_eval's output for two TREC files (paths), as :func:`evaluate_like_trec_eval` and
+    :func:`trec_lines` give it, without frames: what ``rankkit evaluate`` prints. Raises
+    :class:`rankkit.evaluation.frameless.Unsupported` where that path does not apply (then
+    nothing was printed, nor warned)."""
+    from .evaluation.frameless import FileJudgments, Unsupported, per_query_values, takes
+
+    if not (takes(qrels) and takes(run)):
+        raise Unsupported("not two TREC files")
+    settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
+                        judged_only=judged_only, n_docs=n_docs, memory=memory)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        judgments = FileJudgments(qrels)
+        labels = judgments.grades
+        _check_integer_labels(labels[labels >= 0])
+        named = judgments.named(BOGUS_DOCNO) if complete else {}
+        settings = settings.with_max_grade(judgments.max_grade())
+        ids, values, tag = per_query_values(judgments, run, settings,
+                                            lambda r: _trec_values(r, columns, settings, named))
+    for warning in caught:  # the same, in the same order, as the frames' path's
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    infos = {column: metric.info for column, metric in columns.items()}
+    for column, metric in columns.items():
+        if metric.name == "runid":
+            values[column] = np.array([tag or ""] * len(ids), dtype=object)
+    summary = {column: aggregate_column(values[column], infos[column]) for column in columns}
+    if complete and "num_rel" in values:  # trec_eval counts every label > 0 here
+        summary["num_rel"] = float((labels > 0).sum())
+    lines = _lines(ids, values, summary, infos, per_query=per_query, summary_lines=summary_lines)
+    return "".join(line + "\n" for line in lines)

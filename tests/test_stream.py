@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 import rankkit as rk
 from rankkit.cli import main
-from rankkit.evaluation import stream
+from rankkit.evaluation import memory, stream
 from rankkit.io import RunFile
-from rankkit.trec_eval import evaluate_like_trec_eval, trec_lines, trec_measures
+from rankkit.trec_eval import evaluate_like_trec_eval, trec_eval_text, trec_lines, trec_measures
 
 SPECS = ["P@5", "AP", "nDCG@10", "RR", "ERR@10", "R@100", "bpref", "Rprec", "num_ret", "num_rel", "runid"]
 
@@ -33,7 +33,7 @@ def tiny_blocks(monkeypatch):
     asks for the smallest)."""
 
     def use(size: int) -> None:
-        monkeypatch.setattr(stream, "_MIN_BLOCK", size)
+        monkeypatch.setattr(memory, "_MIN_BLOCK", size)
 
     use(64)
     return use
@@ -89,8 +89,8 @@ def test_streaming_equals_in_memory(tmp_path_factory, data, shuffle, size, queri
         np.random.default_rng(seed).shuffle(lines)
     path = tmp_path_factory.mktemp("run") / "run.txt"
     path.write_text(run_text(lines))
-    old, old_ahead = stream._MIN_BLOCK, stream._reads_ahead
-    stream._MIN_BLOCK, stream._reads_ahead = size, (lambda memory: ahead)  # tiny blocks, read ahead or not
+    old, old_ahead = memory._MIN_BLOCK, stream._reads_ahead
+    memory._MIN_BLOCK, stream._reads_ahead = size, (lambda memory: ahead)  # tiny blocks, read ahead or not
     try:
         if not has_common(qrels, lines):
             with pytest.raises(ValueError, match="no query in common"):
@@ -98,7 +98,7 @@ def test_streaming_equals_in_memory(tmp_path_factory, data, shuffle, size, queri
             return
         got, got_warnings = quiet(rk.evaluate, qrels, path, SPECS, queries=queries, memory=1)
     finally:
-        stream._MIN_BLOCK, stream._reads_ahead = old, old_ahead
+        memory._MIN_BLOCK, stream._reads_ahead = old, old_ahead
     want, want_warnings = in_memory(qrels, path, SPECS, queries=queries)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert got.attrs == want.attrs
@@ -120,18 +120,22 @@ def test_trec_eval_lines_are_the_same_in_blocks(tmp_path_factory, data, shuffle,
     qrels_path.write_text("".join(f"{q} 0 {d} {v}\n" for q, docs in qrels.items() for d, v in docs.items()))
     columns = trec_measures(["all_trec"])
     options = {"complete": complete, "judged_only": judged_only, "depth": depth}
-    old = stream._MIN_BLOCK
-    stream._MIN_BLOCK = size
+    old = memory._MIN_BLOCK
+    memory._MIN_BLOCK = size
     try:
         (table, summary), got_warnings = quiet(evaluate_like_trec_eval, qrels_path, run_path, columns,
                                                memory=1, **options)
+        text, text_warnings = quiet(trec_eval_text, qrels_path, run_path, columns, memory=1, per_query=True,
+                                    **options)  # on arrays, without frames: the command's
     finally:
-        stream._MIN_BLOCK = old
+        memory._MIN_BLOCK = old
     (want_table, want_summary), want_warnings = quiet(evaluate_like_trec_eval, qrels_path,
                                                       rk.read_run(run_path), columns, **options)
-    assert list(trec_lines(table, summary, per_query=True)) == list(trec_lines(want_table, want_summary,
-                                                                                   per_query=True))
+    want = list(trec_lines(want_table, want_summary, per_query=True))
+    assert list(trec_lines(table, summary, per_query=True)) == want
     assert got_warnings == want_warnings
+    assert text == "".join(line + "\n" for line in want)
+    assert text_warnings == want_warnings
 
 
 QRELS = {"q1": {"a": 1, "b": 2, "c": 0}, "q2": {"a": 3, "z": 1}, "q3": {"k": 1}}
@@ -313,16 +317,16 @@ def test_parse_memory():
 
 
 def test_block_size_follows_the_bound():
-    now = stream._resident()
+    now = memory._resident()
     assert now > 10 * 2**20
-    assert stream.block_size(1) == stream._MIN_BLOCK
-    assert stream.block_size(now + 600 * 2**20) == int(600 * 2**20 / stream._PEAK_PER_BYTE)
-    assert stream.block_size(now + 600 * 2**20, ahead=True) == int(
-        600 * 2**20 / (stream._PEAK_PER_BYTE + stream._AHEAD_PER_BYTE))
+    assert memory.block_size(1) == memory._MIN_BLOCK
+    assert memory.block_size(now + 600 * 2**20) == int(600 * 2**20 / memory._PEAK_PER_BYTE)
+    assert memory.block_size(now + 600 * 2**20, ahead=True) == int(
+        600 * 2**20 / (memory._PEAK_PER_BYTE + memory._AHEAD_PER_BYTE))
 
 
 def test_reads_ahead_only_where_the_bound_leaves_room_for_two_blocks(tmp_path, monkeypatch):
-    now = stream._resident()
+    now = memory._resident()
     assert stream._reads_ahead(None) and stream._reads_ahead(now + 2**30)
     assert not stream._reads_ahead(now + 100 * 2**20)  # less than 16 MiB x 12
     used = []
@@ -331,7 +335,7 @@ def test_reads_ahead_only_where_the_bound_leaves_room_for_two_blocks(tmp_path, m
     path.write_text(run_text(GROUPED))
     quiet(rk.evaluate, QRELS, path, SPECS, memory=1)
     assert used == []
-    quiet(rk.evaluate, QRELS, path, SPECS, memory=stream._resident() + 2**30)
+    quiet(rk.evaluate, QRELS, path, SPECS, memory=memory._resident() + 2**30)
     assert used == [1]
 
 
@@ -340,9 +344,9 @@ def test_cli_memory_option_prints_the_same_bytes(tmp_path, tiny_blocks, capsys):
     run_path.write_text(run_text(GROUPED[::-1]))
     qrels_path.write_text("".join(f"{q} 0 {d} {v}\n" for q, docs in QRELS.items() for d, v in docs.items()))
     outputs = []
-    for memory in ([], ["--memory", "1"], ["--memory", "4GB"]):
+    for bound in ([], ["--memory", "1"], ["--memory", "4GB"]):
         out = io.StringIO()
-        assert main(["evaluate", str(qrels_path), str(run_path), "-q", "-c", "-m", "all_trec", *memory], out=out) == 0
+        assert main(["evaluate", str(qrels_path), str(run_path), "-q", "-c", "-m", "all_trec", *bound], out=out) == 0
         outputs.append(out.getvalue())
     assert outputs[0] == outputs[1] == outputs[2]
     assert "runid                 \tall\tt1\n" in outputs[0]

@@ -25,9 +25,7 @@ parameters a spec may set, whether it takes a cutoff, and how trec_eval aggregat
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Mapping
-from decimal import Context, Decimal, localcontext
 from typing import Any
 
 import numpy as np
@@ -35,10 +33,13 @@ import pandas as pd
 
 from .._validation import check_rel
 from ..io import RunFile, read_qrels, read_run
-from ..join import outside_rankkit, rank_frames
-from ..metrics._numerics import query_sum
+from ..join import rank_frames
 from ..names import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
 from ..rankings import Rankings, as_rankings
+from .arrays import GEOMETRIC_FLOOR as GEOMETRIC_FLOOR  # kept here: callers import them from scoring
+from .arrays import aggregate_column, score_values, unscored_queries
+from .arrays import defaults as _defaults
+from .arrays import geometric_mean as geometric_mean
 from .settings import QUERY_POLICIES, TIE_POLICIES, Settings
 from .stream import combine, judged_max_grade, stream_tables
 
@@ -104,54 +105,15 @@ def score(
     return _score(r, columns, _defaults(r, rel, max_grade, n_docs))
 
 
-def _defaults(r: Rankings, rel, max_grade, n_docs) -> dict[str, Any]:
-    """The parameters the whole evaluation sets for every spec that leaves them out."""
-    return {
-        "rel": rel,
-        "max_grade": max_grade if max_grade is not None else r.max_grade(),
-        "n_docs": n_docs,
-    }
-
-
-def _kwargs(metric: Metric, defaults: dict[str, Any]) -> dict[str, Any]:
-    info = metric.info
-    kwargs = metric.kwargs
-    if metric.k is not None:
-        kwargs["k"] = metric.k
-    # a global level sets binary thresholds only: graded RBP (max_grade=) keeps its labels
-    if defaults["rel"] is not None and info.level and "rel" not in kwargs and "max_grade" not in kwargs:
-        kwargs["rel"] = defaults["rel"]
-    if info.data_max_grade and "max_grade" not in kwargs:
-        kwargs["max_grade"] = defaults["max_grade"]
-    if defaults["n_docs"] is not None and "n_docs" in info.params and "n_docs" not in kwargs:
-        kwargs["n_docs"] = defaults["n_docs"]
-    return kwargs
-
-
 def _score(r: Rankings, columns: dict[str, Metric], defaults: dict[str, Any]) -> pd.DataFrame:
-    data = {}
-    batches: dict[tuple, list[tuple[str, Any]]] = {}  # metrics computed together (MetricInfo.batch)
-    judged: Rankings | None = None  # r.judged_only(), for specs with judged_only=True
+    return frame_of(score_values(r, columns, defaults), r, columns)
+
+
+def frame_of(data: dict[str, np.ndarray], r: Rankings, columns: dict[str, Metric]) -> pd.DataFrame:
+    """The table of :func:`score` from its values (:func:`score_values`) over the queries of ``r``."""
     for column, metric in columns.items():
-        info, kwargs = metric.info, _kwargs(metric, defaults)
-        only = bool(kwargs.pop("judged_only", False))
-        if only and judged is None:
-            judged = r.judged_only()
-        if info.batch is not None:
-            value = kwargs.pop(info.params[0])
-            batches.setdefault((metric.name, only, tuple(sorted(kwargs.items()))), []).append((column, value))
-            continue
-        on = judged if only else r
-        values = _call(column, info.func, on, kwargs)
-        if info.kind == "str":
-            data[column] = _text(np.asarray(values, dtype=object).reshape(r.n_queries), r.query_ids)
-        else:
-            data[column] = np.asarray(values, dtype=np.float64).reshape(r.n_queries)
-    for (name, only, kwargs), members in batches.items():
-        on = judged if only else r
-        values = _call(members[0][0], REGISTRY[name].batch, on, dict(kwargs), [v for _, v in members])
-        for j, (column, _) in enumerate(members):
-            data[column] = values[:, j]
+        if metric.info.kind == "str":
+            data[column] = _text(data[column], r.query_ids)
     table = pd.DataFrame(data, index=pd.Index(r.query_ids, name="query_id"), columns=list(columns))
     table.attrs["metrics"] = {column: str(metric) for column, metric in columns.items()}
     return table
@@ -165,13 +127,6 @@ def _text(values: Any, index: pd.Index) -> pd.Series:
         return pd.Series(values, index=index)
     except UnicodeEncodeError:
         return pd.Series(values, index=index, dtype=object)
-
-
-def _call(column: str, func, r: Rankings, kwargs: dict[str, Any], *args):
-    try:
-        return func(r, *args, **kwargs)
-    except ValueError as exc:  # say which spec the metric function refused
-        raise ValueError(f"metric {column}: {exc}") from None
 
 
 def aggregate(table: pd.DataFrame) -> pd.Series:
@@ -192,44 +147,11 @@ def aggregate(table: pd.DataFrame) -> pd.Series:
     """
     specs = table.attrs.get("metrics", {})
     values = {
-        column: _aggregate_column(table[column].to_numpy(), parse_metric(specs.get(column, column)).info)
+        column: aggregate_column(table[column].to_numpy(), parse_metric(specs.get(column, column)).info)
         for column in table.columns
     }
     numeric = all(isinstance(v, float) for v in values.values())
     return pd.Series(values, index=table.columns, dtype=np.float64 if numeric else object)
-
-
-def _aggregate_column(values: np.ndarray, info: MetricInfo):
-    n = len(values)
-    if info.aggregate == "first":
-        return values[0] if n else ""
-    if info.aggregate == "none":
-        return None
-    values = values.astype(np.float64)
-    if info.aggregate == "gmean":
-        return geometric_mean(values)
-    total = float(query_sum(values)) + 0.0  # one query at a time, in query order, after trec_eval's 0.0
-    return total if info.aggregate == "sum" or n == 0 else total / n
-
-
-GEOMETRIC_FLOOR = 0.00001  # trec_eval's MIN_GEO_MEAN
-
-
-def geometric_mean(values: np.ndarray) -> float:
-    """exp(mean(log(max(v, 1e-5)))): trec_eval's gm_map / gm_bpref over per-query values.
-
-    Computed in 40-digit decimal arithmetic, the same on every machine (see
-    ``rankkit.metrics._numerics``): the product of the floored values, one query at a time in query
-    order, then one logarithm, the division by n and one exponential, rounded once.
-    """
-    n = len(values)
-    if n == 0:
-        return 0.0
-    with localcontext(Context(prec=40, Emin=-(10**12), Emax=10**12)):
-        product = Decimal(1)
-        for value in values:  # an aggregate over queries: one multiplication each
-            product *= Decimal(float(max(value, GEOMETRIC_FLOOR)))
-        return float((product.ln() / n).exp())
 
 
 def _query_flags(r: Rankings) -> tuple[np.ndarray, np.ndarray]:
@@ -239,12 +161,6 @@ def _query_flags(r: Rankings) -> tuple[np.ndarray, np.ndarray]:
     in_run = np.ones(n, dtype=bool) if in_run is None else np.asarray(in_run, dtype=bool)
     in_qrels = np.ones(n, dtype=bool) if in_qrels is None else np.asarray(in_qrels, dtype=bool)
     return in_run, in_qrels
-
-
-def _listing(ids: Iterable[Any], limit: int = 10) -> str:
-    ids = [str(q) for q in ids]
-    shown = ", ".join(ids[:limit])
-    return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 
 def evaluate(
@@ -405,45 +321,6 @@ def _with_tag(table: pd.DataFrame, tag: str | None) -> pd.DataFrame:
         if parse_metric(spec).name == "runid":
             table[column] = _text([tag or ""] * len(table), table.index)
     return table
-
-
-def unscored_queries(query_ids: pd.Index, in_run: np.ndarray, in_qrels: np.ndarray,
-                     queries: str) -> tuple[np.ndarray, dict]:
-    """Which queries to score under a ``queries=`` policy, and why each other one is left
-    out, given every query of a run and its judgments (in trec_eval's order) and whether
-    each is in the run and in the judgments.
-
-    Warns about the queries left out, at the first caller's line outside rankkit; a
-    ValueError if the run and the judgments share no query. Returns the mask of queries
-    to score and ``{query id: reason}``.
-    """
-    if not (in_run & in_qrels).any() and in_run.any() and in_qrels.any():
-        raise ValueError(
-            f"no query in common between the judgments ({_listing(query_ids[in_qrels], 3)}) "
-            f"and the run ({_listing(query_ids[in_run], 3)}): are these the right files?"
-        )
-    keep = in_qrels & (in_run if queries == "run" else True)
-    unscored: dict[Any, str] = {}
-    no_judgments = query_ids[in_run & ~in_qrels]
-    if len(no_judgments):
-        unscored.update(dict.fromkeys(no_judgments, "no judgments"))
-        warnings.warn(
-            f"run queries without judgments are not scored ({len(no_judgments)}): "
-            f"{_listing(no_judgments)}",
-            UserWarning,
-            stacklevel=outside_rankkit(),
-        )
-    if queries == "run":
-        missing = query_ids[in_qrels & ~in_run]
-        if len(missing):
-            unscored.update(dict.fromkeys(missing, "not in the run"))
-            warnings.warn(
-                f"judged queries missing from the run are not scored ({len(missing)}; "
-                f"queries='qrels' scores them as 0): {_listing(missing)}",
-                UserWarning,
-                stacklevel=outside_rankkit(),
-            )
-    return keep, dict(sorted(unscored.items(), key=lambda item: str(item[0])))
 
 
 def is_dask(obj: Any) -> bool:

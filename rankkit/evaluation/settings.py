@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_k, check_option, check_rel
 from ..join import TIES
-from .stream import parse_memory
+from .memory import parse_memory
 
 __all__ = ["Settings", "QUERY_POLICIES", "TIE_POLICIES"]
 
@@ -52,7 +52,7 @@ class Settings:
         Other column names of the inputs (:func:`rankkit.read_qrels`).
     memory : int, str or None, default=None
         Bound on peak memory while a run file is read in blocks; held in bytes
-        (:func:`rankkit.evaluation.stream.parse_memory`: None is its default).
+        (:func:`rankkit.evaluation.memory.parse_memory`: None is its default).
     progress : bool, default=False
         A progress bar while a run file is read.
 

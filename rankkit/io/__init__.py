@@ -9,12 +9,30 @@ The modules, from the bottom up (each imports only modules below it):
   checks columns, ids, values and duplicates;
 - one reader per kind of input: :mod:`~rankkit.io.columnar` (Arrow tables, Parquet, Feather),
   :mod:`~rankkit.io.dataframes`, :mod:`~rankkit.io.python_objects` (dicts, records, datasets);
-  :mod:`~rankkit.io.run_file` reads a TREC run in blocks, within a memory bound;
+  :mod:`~rankkit.io.run_file` reads a TREC run in blocks, within a memory bound (its blocks
+  cut into whole queries by :mod:`~rankkit.io.run_blocks`, on columns);
 - :mod:`~rankkit.io.readers`: :func:`read_qrels` and :func:`read_run`, for every kind of input.
+
+Each name below is imported on first use: the TREC parser and the keys (the command line's
+path) load without pandas, which the readers' frames need.
 """
 
-from .checks import COLUMN_NAMES
-from .readers import read_qrels, read_run
-from .run_file import RunFile, RunNotGrouped
+import importlib
 
 __all__ = ["read_qrels", "read_run", "RunFile", "RunNotGrouped", "COLUMN_NAMES"]
+
+#: Public name -> the module that defines it.
+_PUBLIC = {"read_qrels": "readers", "read_run": "readers", "RunFile": "run_file",
+           "RunNotGrouped": "run_file", "COLUMN_NAMES": "checks"}
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -8,14 +8,16 @@ document twice for one query, found through 64-bit keys and confirmed on the ids
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from .keys import GOLD, arrow_ids, doc_keys, pair_keys
 from .trec_format import FORMATS
+
+if TYPE_CHECKING:  # pandas on first use: the duplicate check of arrays needs none
+    import pandas as pd
 
 #: The names a column of a DataFrame, Arrow table, Parquet/Feather file or record may have,
 #: tried in this order: rankkit's (which are also ir_datasets' and ir_measures'), then
@@ -111,21 +113,12 @@ def check_duplicates(df: pd.DataFrame, kind: str, where: str, lines: Any = None)
     keys, _ = doc_keys(arrow_ids(df.doc_id))
     if len(df) < 2:
         return
-    codes = np.asarray(df.query_id.cat.codes)
-    queries = _suspect_queries(codes, keys)
-    if queries is not None:  # rows grouped by query: the rows of queries with a shared key
-        if not len(queries):
-            return
-        rows = np.isin(codes, queries)
-    else:  # one 64-bit key per (query, document), sorted; equal neighbours are suspects
-        key = _pair_keys(df, keys)
-        key.sort(kind="stable")  # timsort: fast on rows grouped by query (see pair_keys)
-        same = key[1:] == key[:-1]
-        if not same.any():
-            return
-        rows = np.isin(_pair_keys(df, keys), key[1:][same])
+    idx = suspect_rows(np.asarray(df.query_id.cat.codes), keys, len(df.query_id.cat.categories))
+    if idx is None:
+        return
     # Confirm on the strings (a hash collision is not an error).
-    idx = np.flatnonzero(rows)
+    import pandas as pd
+
     sub = pd.DataFrame({"q": df.query_id.to_numpy()[idx], "d": df.doc_id.to_numpy()[idx]}, dtype=object)
     dup = sub.duplicated(keep=False).to_numpy()
     if dup.any():
@@ -137,6 +130,26 @@ def check_duplicates(df: pd.DataFrame, kind: str, where: str, lines: Any = None)
             f"{where}{at}: document {first.d!r} is {what} twice for query {first.q!r} "
             f"(trec_eval rejects duplicates; remove one)"
         )
+
+
+def suspect_rows(codes: np.ndarray, keys: np.ndarray, n: int) -> np.ndarray | None:
+    """The rows that may list a document twice for one query, given each row's query code
+    (< ``n``) and document key (:func:`rankkit.io.keys.doc_keys`); None when none may. Rows
+    whose (query, document) keys are equal: the ids confirm it (a hash collision is not a
+    duplicate)."""
+    queries = _suspect_queries(codes, keys)
+    if queries is not None:  # rows grouped by query: the rows of queries with a shared key
+        if not len(queries):
+            return None
+        rows = np.isin(codes, queries)
+    else:  # one 64-bit key per (query, document), sorted; equal neighbours are suspects
+        key = pair_keys(codes, keys.copy(), n)
+        key.sort(kind="stable")  # timsort: fast on rows grouped by query (see pair_keys)
+        same = key[1:] == key[:-1]
+        if not same.any():
+            return None
+        rows = np.isin(pair_keys(codes, keys.copy(), n), key[1:][same])
+    return np.flatnonzero(rows)
 
 
 def _suspect_queries(codes: np.ndarray, keys: np.ndarray) -> np.ndarray | None:
@@ -169,13 +182,10 @@ def _suspect_queries(codes: np.ndarray, keys: np.ndarray) -> np.ndarray | None:
     return block[shared.any(axis=1)]
 
 
-def _pair_keys(df: pd.DataFrame, keys: np.ndarray) -> np.ndarray:
-    """One key per row of ``df``: its query and document together (:func:`rankkit.io.keys.pair_keys`)."""
-    return pair_keys(np.asarray(df.query_id.cat.codes), keys.copy(), len(df.query_id.cat.categories))
-
-
 def is_float(dtype: Any) -> bool:
     """Whether a column dtype holds floats (pandas cannot tell for some Arrow types)."""
+    import pandas as pd
+
     if isinstance(dtype, pd.ArrowDtype):
         return pa.types.is_floating(dtype.pyarrow_dtype)
     return pd.api.types.is_float_dtype(dtype)

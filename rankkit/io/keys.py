@@ -23,11 +23,14 @@ stands for.
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+if TYPE_CHECKING:  # pandas is imported where frames are made: not on the command line's path
+    import pandas as pd
 
 GOLD = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio, odd: multiplying by it is a bijection
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -52,6 +55,8 @@ def trec_order(ids: list) -> list[int]:
 def query_index(ids: list) -> pd.Index:
     """Query ids as :func:`rankkit.rank` indexes them: ``str``, or Python objects when some
     id holds bytes that are not UTF-8 (escaped), which pandas 3's ``str`` cannot hold."""
+    import pandas as pd
+
     try:
         return pd.Index(ids, dtype=str, name="query_id")
     except UnicodeEncodeError:
@@ -81,6 +86,8 @@ def is_string_view(type_: pa.DataType) -> bool:
 def arrow_strings(series: pd.Series) -> pa.ChunkedArray:
     """An id column as Arrow: its own array if Arrow-backed (no copy, the same object on
     every call), else large_string, or large_binary when some id holds escaped bytes."""
+    import pandas as pd  # loaded already: the series is pandas'
+
     arr = series.array
     if isinstance(arr, pd.arrays.ArrowStringArray) or isinstance(series.dtype, pd.ArrowDtype):
         chunked = arr.__arrow_array__()

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .checks import check_duplicates
 from .columnar import columnar_format
 from .layout import build_frame, query_series
+from .run_blocks import _as_bytes, _Hashes, _query_hashes, whole_queries
 from .trec_format import blocks as trec_file_blocks
 from .trec_format import lines_of, opened
 
@@ -86,17 +86,8 @@ class RunFile:
         """Frames of whole queries, in file order; :class:`RunNotGrouped` if a query's lines
         are not all together (told by a hash of each query id done)."""
         done = _Hashes()
-        carry = None  # the lines of the last query read so far: it may go on in the next block
-        for block in self._blocks():
-            if carry is not None:
-                block = tuple(_joined(a, b) for a, b in zip(carry, block))
-            rest, carry = _cut_last_query(block)
-            rest = [rest]
-            del block
-            if len(rest[0][2]):
-                yield self._frame(rest.pop(), done)  # held by the frame alone while the caller works
-        if carry is not None and len(carry[2]):
-            yield self._frame(carry, done)
+        for box in whole_queries(self._blocks()):
+            yield self._frame(box.pop(), done)  # held by the frame alone while the caller works
 
     def _frame(self, arrays: tuple, done: _Hashes | None = None) -> pd.DataFrame:
         frame = build_frame(query_series(arrays[0], all_used=False), arrays[1], arrays[2], "run")
@@ -150,81 +141,3 @@ class RunFile:
             if path is not None:
                 group.append(path)
                 held += size
-
-
-class _Hashes:
-    """A set of 64-bit hashes as sorted arrays (a few levels, merged as they grow): 8 bytes
-    a query, where a set of ids would take ~60."""
-
-    def __init__(self) -> None:
-        self._levels: list[np.ndarray] = []
-
-    def add(self, hashes: np.ndarray) -> bool:
-        """Add ``hashes``; False if one of them was there (then nothing is added)."""
-        hashes = np.sort(hashes)
-        for level in self._levels:
-            at = np.minimum(np.searchsorted(level, hashes), len(level) - 1)
-            if (level[at] == hashes).any():
-                return False
-        self._levels.append(hashes)
-        while len(self._levels) > 1 and len(self._levels[-2]) <= 2 * len(self._levels[-1]):
-            top = self._levels.pop()
-            self._levels[-1] = np.union1d(self._levels[-1], top)
-        return True
-
-
-def _joined(a: Any, b: Any) -> Any:
-    """Two blocks' columns one after the other (ids as bytes if their types differ)."""
-    if isinstance(a, np.ndarray):
-        return np.concatenate([a, b])
-    if a.type != b.type:
-        a, b = _as_bytes(a), _as_bytes(b)
-    return pa.chunked_array(a.chunks + b.chunks, type=a.type)
-
-
-def _as_bytes(ids: pa.ChunkedArray) -> pa.ChunkedArray:
-    chunks = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c for c in ids.chunks]
-    return pa.chunked_array([c.cast(pa.large_binary()) for c in chunks], type=pa.large_binary())
-
-
-def _last_query(query_ids: pa.ChunkedArray) -> np.ndarray:
-    """A mask of the rows whose query is the last row's."""
-    last = query_ids[len(query_ids) - 1]
-    value = last.value if isinstance(last, pa.DictionaryScalar) else last
-    masks = []
-    for chunk in query_ids.chunks:
-        if pa.types.is_dictionary(chunk.type):
-            at = pc.index(chunk.dictionary, value).as_py()
-            masks.append(chunk.indices.to_numpy(zero_copy_only=False) == at)
-        else:
-            masks.append(pc.equal(chunk, value).to_numpy(zero_copy_only=False))
-    return np.concatenate(masks)
-
-
-def _cut_last_query(block: tuple) -> tuple[tuple, tuple]:
-    """``(rest, carry)``: a block's columns without, and with only, the lines of its last
-    line's query. Those lines usually end the block: then ``rest`` is a slice (no copy) and
-    ``carry`` a copy (it must not hold the whole block's buffers); else both are filtered."""
-    last = _last_query(block[0])
-    cut = len(last) - int(np.argmin(last[::-1])) if not last.all() else 0  # where the tail of True begins
-    if last[:cut].any():  # the query also comes earlier: not a tail
-        return _split(block, ~last), _split(block, last)
-    rest = (block[0].slice(0, cut), block[1].slice(0, cut), block[2][:cut])
-    tail = pa.array(np.arange(len(last) - cut))  # taken from the slice: Arrow would first join every chunk
-    return rest, (block[0].slice(cut).take(tail), block[1].slice(cut).take(tail), block[2][cut:].copy())
-
-
-def _split(block: tuple, rows: np.ndarray) -> tuple:
-    mask = pa.array(rows)
-    return block[0].filter(mask), block[1].filter(mask), block[2][rows]
-
-
-def _query_hashes(ids: Any, per_row: bool = False) -> np.ndarray:
-    """A 64-bit hash of each query id (the same within a process): of an Index of ids, or
-    of each row of an Arrow column (``per_row``, through its distinct ids)."""
-    if not per_row:
-        return np.fromiter((hash(q) for q in ids), dtype=np.int64, count=len(ids))
-    encoded = pc.dictionary_encode(ids).combine_chunks()
-    distinct = np.fromiter((hash(q) for q in encoded.dictionary.to_pylist()), dtype=np.int64,
-                           count=len(encoded.dictionary))
-    return distinct[encoded.indices.to_numpy(zero_copy_only=False)].view(np.uint64)

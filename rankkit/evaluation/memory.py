@@ -1,0 +1,148 @@
+"""The memory bound of an evaluation (``memory=``, ``--memory``): its parsing, the size of
+the blocks of a run file read within it (:func:`block_size`) and the reading of the next
+block by a thread while one is evaluated (:func:`_read_ahead`), where it leaves room.
+Without frames: :mod:`rankkit.evaluation.stream` and the command line's evaluation without
+pandas both read run files this way."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = ["DEFAULT_MEMORY", "parse_memory", "block_size"]
+
+#: The default bound on peak memory (bytes) when a run file is evaluated: 480 MiB.
+DEFAULT_MEMORY = 480 * 2**20
+
+_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+          "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_memory(value: int | str | None) -> int:
+    """A memory bound in bytes: an int, or a string such as ``"600MB"``, ``"1.5GiB"``,
+    ``"2G"`` (k, M, G, T are powers of 1000, KiB, MiB... of 1024); None gives
+    :data:`DEFAULT_MEMORY`.
+
+    Examples
+    --------
+    >>> parse_memory("600MB"), parse_memory("1.5GiB"), parse_memory(4096)
+    (600000000, 1610612736, 4096)
+    """
+    if value is None:
+        return DEFAULT_MEMORY
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number, unit = float(value), ""
+    else:
+        match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([a-zA-Z]*)\s*", str(value))
+        if match is None or match.group(2).lower() not in _UNITS:
+            raise ValueError(f"memory must be a size such as 600MB, 2GB or 512MiB, got {value!r}")
+        number, unit = float(match.group(1)), match.group(2).lower()
+    if not number > 0:
+        raise ValueError(f"memory must be a positive size, got {value!r}")
+    return int(number * _UNITS[unit])
+
+
+# Peak memory per byte of run lines in a block: the block's bytes, its parsed columns, keys,
+# the join's arrays and the padded matrices (~6), and what the allocators keep between
+# blocks; measured at 10 and 30 million lines (benchmarks/bench_large.py).
+_PEAK_PER_BYTE = 9
+# And the next block, parsed by a thread while this one is joined (:func:`_read_ahead`):
+# its bytes, columns and document keys.
+_AHEAD_PER_BYTE = 3
+# A block is never smaller (the bound is then a wish): below it the cost per block
+# dominates (from 16 MiB blocks on, reading in blocks takes as long as reading the run
+# whole: benchmarks/bench_large.py), while a 16 MiB block adds ~150 MB to the peak.
+_MIN_BLOCK = 16 << 20
+
+
+def block_size(memory: int, ahead: bool = False) -> int:
+    """Bytes of run lines per block under a ``memory`` bound: what the bound leaves above
+    the memory the process holds now (the interpreter, the judgments), divided by the peak
+    a byte of lines costs while it is evaluated (and, when ``ahead``, while the next block
+    is read meanwhile); at least 16 MiB (``_MIN_BLOCK``)."""
+    per_byte = _PEAK_PER_BYTE + (_AHEAD_PER_BYTE if ahead else 0)
+    return max(_MIN_BLOCK, int((memory - _resident()) / per_byte))
+
+
+def _reads_ahead(memory: int | None) -> bool:
+    """Whether to read the next block while one is evaluated: when the bound leaves room
+    for two blocks of at least ``_MIN_BLOCK``. A tighter bound comes first: blocks are then
+    read one at a time (a 30M-line run at the default bound: 564 MB, 623 MB reading ahead)."""
+    return memory is None or memory - _resident() >= _MIN_BLOCK * (_PEAK_PER_BYTE + _AHEAD_PER_BYTE)
+
+
+def _resident() -> int:
+    """The process's resident memory now, in bytes (Linux); elsewhere its peak so far."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 200 * 2**20
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def _boxed(frames: Iterator[Any]) -> Iterator[list[Any]]:
+    """Each frame (or block of columns) in a list of one, which the caller empties: then no
+    variable holds the frame while :func:`rankkit.join.rank_frames` frees its columns as it
+    goes."""
+    for frame in frames:
+        box = [frame]
+        del frame
+        yield box
+
+
+def _read_ahead(frames: Iterator[Any]) -> Iterator[list[Any]]:
+    """:func:`_boxed` ``frames`` (or blocks of columns), the next read by a thread meanwhile.
+
+    Parsing (pyarrow, with its own threads) and the join (NumPy) both release the GIL, so
+    reading block k+1 while block k is joined and scored overlaps the two (measured by
+    benchmarks/bench_large.py).
+    The thread reads one frame ahead and no more: it reads frame k+1 once the caller has
+    taken frame k. An error of the reader (a bad line, :class:`RunNotGrouped`) is raised
+    here after the frames before it. Closing this generator stops the thread.
+    """
+    slot: queue.Queue = queue.Queue(maxsize=1)
+    taken, stop = threading.Semaphore(0), threading.Event()
+
+    def read() -> None:
+        try:
+            for frame in frames:
+                slot.put(([frame], None))
+                del frame
+                while not taken.acquire(timeout=0.05):  # the caller has not taken it yet
+                    if stop.is_set():
+                        return
+                if stop.is_set():
+                    return
+            slot.put(([], None))
+        except BaseException as err:  # handed to the caller, raised there
+            slot.put(([], err))
+
+    reader = threading.Thread(target=read, name="rankkit-read-ahead", daemon=True)
+    reader.start()
+    try:
+        while True:
+            box, err = slot.get()
+            taken.release()
+            if err is not None:
+                raise err
+            if not box:
+                return
+            yield box
+    finally:
+        stop.set()
+        reader.join()
+        if hasattr(frames, "close"):
+            frames.close()
