@@ -15,8 +15,10 @@ commands interleaved round by round):
    rankkit.cli``, reading the judgments, reading the run (a thread reads blocks ahead, so
    its time overlaps the join's), the join, the metrics, the ``all`` line, printing (to a
    file), the rest of ``main`` (argument parsing, measure names), and the interpreter's exit.
-   Phases are found by wrapping functions of the command's path; a function a checkout does
-   not have shows ``-``.
+   Phases are found by wrapping functions of the command's path (the frames' path, or the
+   arrays' path of :func:`rankkit.trec_eval.trec_eval_text`, which formats the lines within
+   "evaluate"); a function a checkout does not have shows ``-``. The process sets up as the
+   entry point does for ``evaluate`` (one OpenBLAS thread, pandas hidden from pyarrow).
 4. **the command**: ``rankkit evaluate -q`` with five measures (trec_eval's names), output
    to a file, on the example files (``-c``) and on 10,000 queries x 1,000 documents; the
    console script, or ``python -m rankkit`` with ``--module``.
@@ -66,11 +68,13 @@ LAYERS = {
 # Runs in the measured process (python -c): the command's own main(), with its phases timed
 # by wrapping the functions of its path that exist. Prints one JSON line on stderr.
 PHASES_CHILD = r"""
-import json, sys, threading, time
+import json, os, sys, threading, time
 started = time.time()
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the entry point sets it for evaluate
 t = time.perf_counter()
 import rankkit.cli as cli
 imports = time.perf_counter() - t
+getattr(cli, "hide_pandas", lambda: None)()  # as the entry point does (a checkout may not have it)
 import importlib
 spent, lock = {}, threading.Lock()
 
@@ -115,16 +119,26 @@ def wrap_generator(module, cls, name, label):
             yield item
     setattr(owner, name, timed)
 
+# Both paths: the frames' (evaluate_like_trec_eval, then _write prints) and the arrays'
+# (trec_eval_text, which also formats the lines; the command then writes them at once).
 for module, name, label in [
         ("rankkit.trec_eval", "read_qrels", "read judgments"),
+        ("rankkit.io.readers", "read_qrels", "read judgments"),
+        ("rankkit.evaluation.frameless", "FileJudgments", "read judgments"),
         ("rankkit.evaluation.stream", "rank_frames", "join"),
+        ("rankkit.evaluation.frameless", "rank_arrays", "join"),
         ("rankkit.trec_eval", "_trec_table", "metrics"),
+        ("rankkit.trec_eval", "_trec_values", "metrics"),
         ("rankkit.trec_eval", "aggregate", "all line"),
+        ("rankkit.evaluation.scoring", "aggregate", "all line"),
+        ("rankkit.trec_eval", "aggregate_column", "all line"),
         ("rankkit.evaluation.stream", "combine", "blocks put together"),
         ("rankkit.cli", "_write", "print"),
-        ("rankkit.cli", "evaluate_like_trec_eval", "evaluate (all of the above but print)")]:
+        ("rankkit.cli", "evaluate_like_trec_eval", "evaluate (all of the above but print)"),
+        ("rankkit.cli", "trec_eval_text", "evaluate (all of the above but print)")]:
     wrap(module, name, label)
 wrap_generator("rankkit.io", "RunFile", "grouped", "read run (reader thread)")
+wrap_generator("rankkit.evaluation.frameless", "_RunBlocks", "__iter__", "read run (reader thread)")
 with open(sys.argv[1], "w") as out:
     t = time.perf_counter()
     status = cli.main(sys.argv[2:], out=out)

@@ -11,11 +11,22 @@ measurement (``coverage`` imported) the usual exit is kept, so that its data are
 import os
 import sys
 
-from .cli import main
-
 
 def run() -> None:
-    """Run the command line and exit with its status, skipping the interpreter's teardown."""
+    """Run the command line and exit with its status, skipping the interpreter's teardown.
+
+    For ``evaluate``, OpenBLAS gets one thread (set before NumPy loads, unless the caller
+    set it: the evaluation multiplies no matrices, and idle BLAS threads cost CPU time at
+    start-up), and pandas stays unimported while the evaluation on arrays runs
+    (:func:`rankkit.cli.hide_pandas`): the whole process then loads neither pandas nor scipy.
+    """
+    evaluate = _subcommand(sys.argv[1:]) == "evaluate"
+    if evaluate:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from .cli import hide_pandas, main
+
+    if evaluate:
+        hide_pandas()
     status = main()
     try:
         sys.stdout.flush()
@@ -25,6 +36,11 @@ def run() -> None:
     if "coverage" in sys.modules:
         raise SystemExit(status)
     os._exit(status)
+
+
+def _subcommand(argv: list[str]) -> str | None:
+    """The first argument that is not an option: the subcommand's name, if any."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 if __name__ == "__main__":

@@ -27,18 +27,19 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
-import pandas as pd
 
 from . import __version__
+from .evaluation.memory import parse_memory
 from .evaluation.settings import TIE_POLICIES
-from .evaluation.stream import parse_memory
 from .io.keys import query_index
-from .io.readers import read_qrels
 from .names import NICKNAMES, metric_help, parse_metric
-from .trec_eval import evaluate_like_trec_eval, read_zscores, trec_lines, trec_measures
+from .trec_eval import evaluate_like_trec_eval, read_zscores, trec_eval_text, trec_lines, trec_measures
+
+if TYPE_CHECKING:  # pandas on first use: trec_eval's format needs no frame of it
+    import pandas as pd
 
 __all__ = ["main"]
 
@@ -220,6 +221,8 @@ def _write(table: pd.DataFrame, summary: pd.Series, args: argparse.Namespace, ou
         return
     counts = _count_columns(table)
     if args.format == "csv":
+        import pandas as pd
+
         rows = table if args.per_query else table.iloc[:0]
         ids = [str(q) for q in rows.index]
         if not args.no_summary:  # appended as objects: pandas would make a run tag str
@@ -265,15 +268,74 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
     if args.level is not None and args.level != int(args.level):
         warnings.warn(f"-l {args.level:g} is not an integer; rankkit uses it (label >= {args.level:g} is "
                       f"relevant), trec_eval would use {int(args.level)}", UserWarning, stacklevel=2)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    if args.format == "trec" and args.Zscore is None and not progress and _without_frames(args, columns, out):
+        return
+    show_pandas()  # the frames' path (pandas hidden by the entry point only)
     zscores = read_zscores(args.Zscore) if args.Zscore is not None else None
     run = sys.stdin.buffer if args.run == "-" else args.run
     table, summary = evaluate_like_trec_eval(
         args.qrels, run, columns,
         complete=args.judged_queries, rel=args.level, depth=args.depth,
         judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties, memory=args.memory,
-        progress=sys.stderr.isatty() if args.progress is None else args.progress, zscores=zscores,
+        progress=progress, zscores=zscores,
     )
     _write(table, summary, args, out)
+
+
+def _without_frames(args: argparse.Namespace, columns: dict, out: TextIO) -> bool:
+    """trec_eval's lines of two TREC files computed on arrays (:func:`rankkit.trec_eval.trec_eval_text`),
+    written to ``out`` with their warnings; False, with nothing written or warned, where
+    that path does not apply or fails: the frames' path then says the same or words the
+    error (a duplicate's lines, say)."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            text = trec_eval_text(
+                args.qrels, args.run, columns, complete=args.judged_queries, rel=args.level, depth=args.depth,
+                judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties, memory=args.memory,
+                per_query=args.per_query, summary_lines=not args.no_summary,
+            )
+    except Exception:  # anything: the frames' path does it again, and says what it says
+        return False
+    for warning in caught:
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    out.write(text)
+    return True
+
+
+class _NoPandas:
+    """A finder on ``sys.meta_path`` that says pandas is not installed. pyarrow imports
+    pandas on its first conversion of a NumPy array when it can; the command's evaluation
+    on arrays needs none of it. Installed by the console entry point alone
+    (:func:`hide_pandas`), for one process that ends with the command; removed, and pyarrow
+    told to look again, before the frames' path (:func:`show_pandas`)."""
+
+    def find_spec(self, name: str, path=None, target=None):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def hide_pandas() -> None:
+    """Keep pyarrow (and anything else) from importing pandas until :func:`show_pandas`;
+    nothing if pandas is imported already. For the entry point only, never in a process
+    that goes on after the command (an interpreter, a notebook, a test)."""
+    if "pandas" not in sys.modules and not any(isinstance(f, _NoPandas) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NoPandas())
+
+
+def show_pandas() -> None:
+    """Undo :func:`hide_pandas`: pandas importable again, and pyarrow, which noted it
+    missing, looks for it again (its ``pd`` does: a failed import is retried)."""
+    hidden = [f for f in sys.meta_path if isinstance(f, _NoPandas)]
+    if not hidden:
+        return
+    for finder in hidden:
+        sys.meta_path.remove(finder)
+    lib = sys.modules.get("pyarrow.lib")
+    if lib is not None:
+        lib._pandas_api.pd  # noqa: B018 - the property imports pandas into pyarrow's shim
 
 
 def _run_names(paths: Sequence[str]) -> list[str]:
@@ -355,6 +417,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
     names = _run_names(args.runs)
     baseline = _baseline(args.baseline, args.runs, names)
     metrics = _compare_measures(args.metrics)
+    read_qrels = sys.modules[__name__].read_qrels  # this module's attribute (see __getattr__)
     table = compare(
         read_qrels(args.qrels), dict(zip(names, args.runs)), metrics,
         baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,
@@ -378,6 +441,16 @@ def _silence(out: TextIO) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+def __getattr__(name: str):
+    """``read_qrels``, compare's reader of the judgments, imported on first use (with pandas:
+    the frames' readers); a module attribute, which tests may replace."""
+    if name == "read_qrels":
+        from .io.readers import read_qrels
+
+        return read_qrels
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
