@@ -216,7 +216,11 @@ def importtime(argv: list[str], env: dict) -> list[tuple[int, int, int, str]]:
 
 def chain(rows: list[tuple[int, int, int, str]], module: str) -> list[str] | None:
     """The modules through which ``module`` was first imported, outermost last (importtime
-    prints a module after everything it imported, one level of indentation deeper)."""
+    prints a module after everything it imported, one level of indentation deeper). None if
+    not loaded: a package (pandas, scipy) loaded brings submodules; importtime's row of the
+    package alone is an attempt that failed (pandas hidden by the entry point)."""
+    if not any(name.startswith(module + ".") for *_, name in rows):
+        return None
     for i, (depth, _, _, name) in enumerate(rows):
         if name == module:
             found, want = [name], depth - 1
