@@ -4,7 +4,6 @@ until rankkit 0.3 (``import rankkit.binary`` gives :mod:`rankkit.metrics.binary`
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import warnings
@@ -39,8 +38,9 @@ def _caller() -> int:
     return level
 
 
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds an old module path and loads the module at its new path under it."""
+class _Alias:
+    """Finds an old module path and loads the module at its new path under it (a meta path
+    finder and its loader; importlib.abc is not imported, to keep ``import rankkit`` light)."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname not in MOVED:

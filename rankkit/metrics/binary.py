@@ -27,10 +27,9 @@ italics and listed with title, author and address in :mod:`rankkit.sources`:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from .._validation import (
     check_k,
@@ -44,6 +43,9 @@ from .._validation import (
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
 from ._interpolation import interpolate, recall_cut
 from ._numerics import ln, rank_product, rank_sum
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "precision", "recall", "r_precision", "success", "average_precision",
@@ -982,4 +984,6 @@ def pr_curve(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> pd.D
     }
     if not r.scalar:
         columns = {"query_id": np.repeat(np.asarray(r.query_ids), r.lengths), **columns}
+    import pandas as pd
+
     return pd.DataFrame(columns)
