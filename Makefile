@@ -19,7 +19,7 @@ EDITABLE := --config-settings editable_mode=compat -e
 KERNEL := "--ExecutePreprocessor.extra_arguments=['--IPKernelApp.log_level=ERROR']"
 NBRUN  := -m jupyter nbconvert --log-level=ERROR $(KERNEL) --to notebook --execute --ExecutePreprocessor.store_widget_state=False
 
-.PHONY: demo student test test-fast lint test-oldest notebooks lock bench clean
+.PHONY: demo student test test-fast lint test-oldest notebooks lock bench clean docs docs-student docs-check
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ $(VENV)/.notebooks: $(PY) pyproject.toml $(LOCK)
 
 $(VENV)/.test: $(PY) pyproject.toml $(LOCK)
 	$(PY) -m pip install --quiet -c $(LOCK) $(EDITABLE) ".[test]"
+	touch $@
+
+# The book's tools (docs/README.md); Playwright drives Debian's Chromium, it downloads no browser.
+$(VENV)/.docs: $(PY) pyproject.toml $(LOCK)
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(PY) -m pip install --quiet -c $(LOCK) $(EDITABLE) ".[docs]"
 	touch $@
 
 $(VENV)/.bench: $(VENV)/.test
@@ -70,6 +75,27 @@ student: $(VENV)/.notebooks
 	$(PY) notebooks/collapse_checks.py $(STUDENT)
 	@echo "Student notebooks (no solutions), each run top to bottom: $(abspath $(STUDENT))"
 
+# The book: the chapters as stored (their outputs are the ones `make test` checks), the API
+# reference from the docstrings, the metric tables from the registry; offline, in build/docs.
+# `make docs-student`: the same from the students' copy (no solutions, no checklist).
+# `make docs-check`: every page in headless Chromium (console errors, requests leaving the
+# machine, untypeset math, broken links, search), screenshots in build/docs-check.
+DOCS    ?= build/docs
+SPHINX  := -m sphinx -b html -E -q --keep-going
+docs: $(VENV)/.docs
+	$(PY) docs/generate.py notebooks build/docs-src
+	$(PY) $(SPHINX) -t teacher -d build/docs-doctrees build/docs-src $(DOCS)
+	@echo "The book: $(abspath $(DOCS))/index.html (no server needed)"
+
+docs-student: $(VENV)/.docs
+	test -e $(STUDENT)/00_start_here.ipynb || $(MAKE) student
+	$(PY) docs/generate.py $(STUDENT) build/docs-student-src
+	$(PY) $(SPHINX) -t student -d build/docs-student-doctrees build/docs-student-src build/docs-student
+	@echo "The students' book: $(abspath build/docs-student)/index.html"
+
+docs-check: $(VENV)/.docs
+	$(PY) docs/check.py $(DOCS) --screenshots build/docs-check
+
 # Unit, conformance, doctests and strict nbval on every notebook, with the locked versions.
 test: $(VENV)/.test
 	$(PY) -m pytest -q
@@ -107,12 +133,12 @@ lock:
 	rm -rf .venv-lock
 	$(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/python -m pip install --quiet --upgrade pip
-	.venv-lock/bin/python -m pip install --quiet $(EDITABLE) ".[test,notebooks]"
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 .venv-lock/bin/python -m pip install --quiet $(EDITABLE) ".[test,notebooks,docs]"
 	head -2 $(LOCK) > $(LOCK).new
 	.venv-lock/bin/python -m pip freeze --exclude-editable | grep -v '^rankkit' >> $(LOCK).new
 	mv $(LOCK).new $(LOCK)
 	rm -rf .venv-lock
-	rm -f $(VENV)/.test $(VENV)/.notebooks
+	rm -f $(VENV)/.test $(VENV)/.notebooks $(VENV)/.docs
 
 bench: $(VENV)/.bench
 	$(PY) benchmarks/bench_evaluate.py

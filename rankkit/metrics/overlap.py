@@ -54,8 +54,8 @@ def _ideal_positions(r: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def compatibility(rankings: RankingsLike, *, p: float = 0.95, normalize: bool = True) -> FloatOrArray:
     """Compatibility (Clarke, Vtyurina & Smucker 2021) with persistence ``p``, per query.
 
-    RBO(run, ideal) = sum_{d=1}^{D} p**(d-1) * |run[:d] & ideal[:d]| / d  /  sum_{d=1}^{D}
-    p**(d-1), where ideal lists the documents of positive label by label, descending (among
+    RBO(run, ideal) = ``sum_{d=1}^{D} p**(d-1) * |run[:d] & ideal[:d]| / d``  /  ``sum_{d=1}^{D}
+    p**(d-1)``, where ideal lists the documents of positive label by label, descending (among
     equal labels the retrieved ones first, in the run's order: the ideal closest to the
     run), and D = max(documents retrieved, documents of positive label). Compatibility
     is RBO(run, ideal) / RBO(ideal, ideal), which is 1 for the ideal ranking itself; with

@@ -80,7 +80,7 @@ def mse(y_true: Any, y_pred: Any) -> FloatOrArray:
 def mae(y_true: Any, y_pred: Any) -> FloatOrArray:
     """Mean absolute error between true and predicted relevance, per query.
 
-    MAE = (1/n) sum_i |y_i - yhat_i| over the n documents of a query.
+    ``MAE = (1/n) sum_i |y_i - yhat_i|`` over the n documents of a query.
 
     Parameters
     ----------

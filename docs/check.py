@@ -1,0 +1,245 @@
+"""Check the built book in a real browser: ``python docs/check.py build/docs [--screenshots DIR]``.
+
+Serves the site on localhost (a thread of :mod:`http.server`) and opens every page in headless
+Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright, which downloads no browser of its
+own), failing on:
+
+- a console error or an uncaught exception on a page;
+- a request to any host other than localhost (a script, stylesheet, font or image from the
+  network); the request is refused, so the check itself never leaves the machine;
+- math left untypeset: a ``\\(``, ``\\[`` or ``$...$`` left in the text, or a math element
+  MathJax did not render (or rendered as an error);
+- a broken internal link: an ``href`` to a page or file the site does not have, or to an anchor
+  its page does not have;
+- a search for ``ndcg`` (``search.html?q=ndcg``) that finds no page.
+
+Screenshots of a few pages go to the screenshots folder, to be looked at.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+#: Pages to photograph: (file name, page, a selector to scroll into view or None for the top).
+SCREENSHOTS = [
+    ("index", "index.html", None),
+    ("04_dcg_ndcg", "04_dcg_ndcg.html", "a.rk-code-link"),
+    ("04_dcg_ndcg_math", "04_dcg_ndcg.html", ".MathJax_Display"),
+    ("metrics", "metrics.html", None),
+    ("api_metrics", "api/metrics.html", "[id='rankkit.ndcg']"),
+    ("00_glossary", "00_start_here.html", "#glossary-the-sources-chinese-terms"),
+    ("search_ndcg", "search.html?q=ndcg", None),
+]
+
+#: Text that MathJax should have typeset: \( \) or \[ \] delimiters, or $...$ (not a lone price).
+UNTYPESET = re.compile(r"\\\(|\\\[|(?<![\w$])\$[^\s$][^$\n]{0,200}?\$(?![\w$])")
+
+# Collect, in the page, what the checks need: text outside code and math, the math elements'
+# state, the links, the ids.
+_COLLECT = """() => {
+  const skip = 'pre, code, script, style, textarea, .MathJax, .MathJax_Display, .MathJax_Preview, mjx-container,'
+             + ' .highlight, .math, .sig, .classifier';  // signatures and numpydoc's types: values, not prose
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const texts = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement && !node.parentElement.closest(skip) && node.textContent.trim()) texts.push(node.textContent);
+  }
+  const math = [...document.querySelectorAll('span.math, div.math')].map(e => ({
+    rendered: !!e.querySelector('.MathJax, .MathJax_Display, mjx-container, script[type^="math/tex"]')
+              || !!(e.nextElementSibling && e.nextElementSibling.matches('script[type^="math/tex"]')),
+    text: e.textContent.slice(0, 80)}));
+  const errors = [...document.querySelectorAll('.MathJax_Error, merror, [data-mjx-error]')].map(e => e.textContent.slice(0, 80));
+  const links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
+  const ids = [...document.querySelectorAll('[id]')].map(e => e.id)
+              .concat([...document.querySelectorAll('a[name]')].map(a => a.name));
+  return {texts, math, errors, links, ids};
+}"""
+
+# Wait until MathJax 2 has typeset the page (immediately when the page has no math).
+_TYPESET = """() => new Promise(resolve => {
+  if (!document.querySelector('span.math, div.math')) return resolve('no math');
+  setTimeout(() => resolve('MathJax did not finish'), 20000);
+  const wait = (tries) => {  // "End": MathJax has typeset the page it loaded on
+    if (window.MathJax && MathJax.Hub && MathJax.Hub.Register)
+      MathJax.Hub.Register.StartupHook('End', () => MathJax.Hub.Queue(() => resolve('typeset')));
+    else if (tries > 0) setTimeout(() => wait(tries - 1), 100);
+    else resolve('MathJax never loaded');
+  };
+  wait(100);
+})"""
+
+
+@dataclass
+class Page:
+    """What one page showed the browser."""
+
+    path: str
+    texts: list[str] = field(default_factory=list)
+    math: list[dict] = field(default_factory=list)
+    math_errors: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)
+    console: list[str] = field(default_factory=list)
+
+
+def untypeset(page: Page) -> list[str]:
+    """The math a page left as source: delimiters in its text, math elements MathJax skipped or failed."""
+    problems = [f"{page.path}: untypeset math in text: {m.group(0)[:60]!r}"
+                for text in page.texts for m in UNTYPESET.finditer(text)]
+    problems += [f"{page.path}: math element not typeset: {m['text']!r}" for m in page.math if not m["rendered"]]
+    problems += [f"{page.path}: MathJax error: {text!r}" for text in page.math_errors]
+    return problems
+
+
+def broken_links(pages: dict[str, Page], site: Path) -> list[str]:
+    """Internal links to a missing page or file, or to an anchor their page lacks."""
+    problems = []
+    for page in pages.values():
+        for href in page.links:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or href.startswith(("mailto:", "javascript:")):
+                continue  # a link out is the reader's to follow; nothing is fetched
+            target = unquote(urlsplit(urljoin(page.path, parts.path)).path) if parts.path else page.path
+            if target.endswith("/"):
+                target += "index.html"
+            if not (site / target).is_file():
+                problems.append(f"{page.path}: link to a missing file: {href}")
+            elif parts.fragment and target in pages and unquote(parts.fragment) not in pages[target].ids:
+                problems.append(f"{page.path}: link to a missing anchor: {href}")
+    return problems
+
+
+def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve ``site`` on a free localhost port, in a daemon thread."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def _visit(context, base: str, path: str) -> Page:
+    page = Page(path)
+    tab = context.new_page()
+    tab.on("console", lambda msg: page.console.append(f"{msg.type}: {msg.text}") if msg.type == "error" else None)
+    tab.on("pageerror", lambda error: page.console.append(f"uncaught: {error}"))
+    tab.on("response", lambda response: page.console.append(f"HTTP {response.status}: {response.url}")
+           if response.status >= 400 else None)
+    tab.goto(base + path, wait_until="load")
+    state = tab.evaluate(_TYPESET)
+    if state not in ("typeset", "no math"):
+        page.console.append(state)
+    found = tab.evaluate(_COLLECT)
+    page.texts, page.math, page.math_errors, page.links = found["texts"], found["math"], found["errors"], found["links"]
+    page.ids = set(found["ids"])
+    tab.close()
+    return page
+
+
+def _search(context, base: str, query: str) -> int:
+    """How many pages the site's search lists for ``query``."""
+    tab = context.new_page()
+    tab.goto(f"{base}search.html?q={query}", wait_until="load")
+    try:
+        tab.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0", timeout=15000)
+    except Exception:  # noqa: BLE001 (Playwright's timeout: no result)
+        pass
+    count = tab.evaluate("() => document.querySelectorAll('#search-results li').length")
+    tab.close()
+    return count
+
+
+def _screenshots(context, base: str, folder: Path) -> list[str]:
+    folder.mkdir(parents=True, exist_ok=True)
+    taken = []
+    for name, path, selector in SCREENSHOTS:
+        tab = context.new_page()
+        tab.goto(base + path, wait_until="load")
+        tab.evaluate(_TYPESET)
+        if path.startswith("search"):
+            tab.wait_for_timeout(1500)
+        if selector:  # the first element matching, near the top of the window
+            tab.evaluate("""(selector) => { const e = document.querySelector(selector);
+                            if (e) { e.scrollIntoView(); window.scrollBy(0, -120); } }""", selector)
+        tab.screenshot(path=str(folder / f"{name}.png"))
+        taken.append(str(folder / f"{name}.png"))
+        tab.close()
+    return taken
+
+
+def check(site: Path, screenshots: Path | None = None) -> list[str]:
+    """Every problem the browser found in the site (an empty list: the site passes)."""
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve(site)
+    outside: list[str] = []
+
+    def route(request_route) -> None:
+        host = urlsplit(request_route.request.url).hostname
+        if request_route.request.url.startswith(("data:", "blob:")) or host in LOCAL_HOSTS:
+            request_route.continue_()
+        else:
+            outside.append(request_route.request.url)
+            request_route.abort()
+
+    paths = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                   if not p.relative_to(site).parts[0].startswith("_"))
+    pages: dict[str, Page] = {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context.route("**/*", route)
+            for path in paths:
+                pages[path] = _visit(context, base, path)
+            hits = _search(context, base, "ndcg")
+            if screenshots is not None:
+                print("screenshots:", *_screenshots(context, base, screenshots), sep="\n  ")
+            browser.close()
+    finally:
+        server.shutdown()
+    problems = [f"{p.path}: console {line}" for p in pages.values() for line in p.console]
+    problems += [f"request leaving the machine: {url}" for url in sorted(set(outside))]
+    problems += [line for p in pages.values() for line in untypeset(p)]
+    problems += broken_links(pages, site)
+    if hits == 0:
+        problems.append("search.html?q=ndcg: no page found")
+    print(f"{len(pages)} pages, {sum(len(p.links) for p in pages.values())} links, "
+          f"{sum(len(p.math) for p in pages.values())} math elements; search 'ndcg': {hits} pages")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("site", type=Path, help="the built book (build/docs)")
+    parser.add_argument("--screenshots", type=Path, default=None, help="folder for screenshots of a few pages")
+    args = parser.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        parser.error(f"{args.site}/index.html not found: build the book first (make docs)")
+    start = time.perf_counter()
+    problems = check(args.site, args.screenshots)
+    for line in problems:
+        print("FAIL", line)
+    print(f"docs-check: {len(problems)} problems ({time.perf_counter() - start:.0f} s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

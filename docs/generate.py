@@ -1,0 +1,358 @@
+"""Lay out the book's sources: ``python docs/generate.py NOTEBOOKS OUT``.
+
+Copies the hand-written pages of ``docs/`` and the notebooks of NOTEBOOKS into OUT (the Sphinx
+source folder), then writes what is generated from the package itself:
+
+- ``metrics.md``: the metric tables, from the registry's records (:mod:`rankkit.names`): every
+  name rankkit accepts, its trec_eval and ir_measures spellings, its parameters, its function;
+- ``api/*.rst``: the API reference, one page per subject, each public object documented once
+  under one name (its canonical path) and linked from its other public paths;
+- ``_links.json``: every public path -> its canonical path, and the names the notebooks import
+  rankkit as (``rk``, ``rkplot``), for ``conf.py``'s links from code cells to the reference;
+- at the end of each chapter, "Functions used in this chapter": a link to each public object its
+  code calls.
+
+The copies are the book's: the notebooks themselves are never modified.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import re
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+import nbformat
+
+import rankkit
+from rankkit import names
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+
+#: The API reference: page -> (title, introduction, [(module, names)]). Names None: the module's __all__.
+API_PAGES: dict[str, tuple[str, str, list[tuple[str, Iterable[str] | None]]]] = {
+    "rankkit": ("rankkit (``rk``)", "The names ``import rankkit as rk`` gives: metrics on labels in rank order, "
+                "evaluating runs, the data model.", [("rankkit", None)]),
+    "metrics": ("Metric families (rankkit.metrics)", "Every metric function, by family; the top-level ``rk.*`` "
+                "name where there is one.",
+                [(f"rankkit.metrics.{family}", None) for family in
+                 ("binary", "graded", "cwl", "set_based", "incomplete", "overlap", "pairwise", "unranked")]),
+    "evaluation": ("Evaluation (rankkit.evaluation)", "Scoring runs against judgments in memory; "
+                   "``rk.evaluate`` is the front door.", [("rankkit.evaluation", None)]),
+    "io": ("Reading judgments and runs (rankkit.io)", "TREC files, Parquet and Feather, frames, records, dicts.",
+           [("rankkit.io", None)]),
+    "names": ("Metric names (rankkit.names)", "The registry of metrics and the spec grammar; the tables of "
+              ":doc:`../metrics` are generated from it.", [("rankkit.names", None)]),
+    "stats": ("Comparing systems (rankkit.stats)", "Significance, confidence intervals, effect sizes, and the "
+              "tables of a comparison.", [("rankkit.stats", None)]),
+    "plot": ("Figures (rankkit.plot)", "The figures of the lessons.", [("rankkit.plot", None)]),
+    "explore": ("Notebook explorers (rankkit.explore)", "Sliders and a list to reorder, each with a still figure.",
+                [("rankkit.explore", None)]),
+    "dask": ("Runs beyond one machine (rankkit.dask)", "The same evaluation on Dask inputs.", [("rankkit.dask", None)]),
+}
+
+#: Registry rows computed by a private wrapper of a public function.
+WRAPPED = {"iprec": "rankkit.metrics.binary.interpolated_precision",
+           "iprec_avg": "rankkit.metrics.binary.interpolated_precision_average"}
+
+
+def public_objects() -> list[tuple[str, str, str, object]]:
+    """(page, module, name, object) for every object the reference documents, in page order."""
+    rows = []
+    for page, (_, _, modules) in API_PAGES.items():
+        for module_name, wanted in modules:
+            module = importlib.import_module(module_name)
+            for name in wanted if wanted is not None else module.__all__:
+                rows.append((page, module_name, name, getattr(module, name)))
+    return rows
+
+
+def _top_level(name: str, obj: object) -> str | None:
+    """``rankkit.name`` if ``rk.name`` is this very object (its short name), else None."""
+    return f"rankkit.{name}" if callable(obj) and name in rankkit.__all__ and getattr(rankkit, name) is obj else None
+
+
+def canonical_paths() -> dict[str, str]:
+    """Every public dotted path -> the one path it is documented under: ``rk.*``'s short name
+    where there is one (``rankkit.ndcg``, not ``rankkit.metrics.graded.ndcg``), else the first."""
+    first: dict[int, str] = {}
+    paths: dict[str, str] = {}
+    for _, module_name, name, obj in public_objects():
+        path = f"{module_name}.{name}"
+        key = id(obj) if callable(obj) else id(path)  # constants: each path its own entry
+        paths[path] = first.setdefault(key, _top_level(name, obj) or path)
+    return paths
+
+
+def home_pages(paths: dict[str, str]) -> dict[str, str]:
+    """Canonical path -> the page documenting it: its subject's page (the family of a metric),
+    the ``rankkit`` page only for what no other page lists (``Rankings``)."""
+    homes: dict[str, str] = {}
+    for page, module_name, name, _ in public_objects():
+        target = paths[f"{module_name}.{name}"]
+        if homes.get(target, "rankkit") == "rankkit":
+            homes[target] = page
+    return homes
+
+
+def _directive(path: str, obj: object) -> str:
+    if isinstance(obj, type):
+        return f".. autoclass:: {path}\n   :members:\n"
+    if callable(obj):
+        return f".. autofunction:: {path}\n"
+    return f".. autodata:: {path}\n   :no-value:\n"
+
+
+def _summary(obj: object) -> str:
+    doc = (getattr(obj, "__doc__", None) or "").strip().split("\n\n")[0]
+    return " ".join(doc.split())
+
+
+def _top_level_table(paths: dict[str, str]) -> list[str]:
+    """The ``rk.*`` names, each with its summary, linked to its entry."""
+    text = [".. list-table::", "   :header-rows: 1", "   :widths: 25 75", "", "   * - name", "     - what it is"]
+    for name in rankkit.__all__:
+        path = paths[f"rankkit.{name}"]
+        text += [f"   * - :py:obj:`rk.{name} <{path}>`", f"     - {_summary(getattr(rankkit, name))}"]
+    return text + [""]
+
+
+def api_pages(paths: dict[str, str]) -> dict[str, str]:
+    """Page name -> reStructuredText of the API reference."""
+    pages = {}
+    rows = public_objects()
+    homes = home_pages(paths)
+    done: set[str] = set()
+    for page, (title, intro, modules) in API_PAGES.items():
+        text = [title, "=" * len(title), "", intro, ""]
+        if page == "rankkit":
+            text += _top_level_table(paths)
+        for module_name, _ in modules:
+            if len(modules) > 1:
+                doc = importlib.import_module(module_name).__doc__ or ""
+                text += [module_name, "-" * len(module_name), "", doc.strip().split("\n\n")[0], ""]
+            text += [f".. currentmodule:: {module_name}", ""]
+            for row_page, row_module, name, obj in rows:
+                target = paths[f"{row_module}.{name}"]
+                if row_page != page or row_module != module_name:
+                    continue
+                if homes[target] == page and target not in done:  # its entry
+                    done.add(target)
+                    text += [_directive(target, obj)]
+                elif page != "rankkit":
+                    text += [f"``{row_module}.{name}``: see :py:obj:`{target}`.", ""]
+        pages[page] = "\n".join(text) + "\n"
+    index = ["API reference", "=============", "",
+             "Generated from the docstrings (numpydoc): each function's formula, conventions, references and "
+             "examples. Every public object is documented once; its other public names link to it.", "",
+             ".. toctree::", "   :maxdepth: 1", ""] + [f"   {page}" for page in API_PAGES]
+    pages["index"] = "\n".join(index) + "\n"
+    return pages
+
+
+def _code(text: str) -> str:
+    """A Markdown code span that a pipe table keeps in its cell."""
+    return "`" + text.replace("|", "\\|") + "`"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def function_path(name: str, paths: dict[str, str]) -> str | None:
+    """The documented path of a registry row's function (None for num_q, runid: no function)."""
+    if name in WRAPPED:
+        return paths[WRAPPED[name]]
+    func = names.REGISTRY[name].func
+    path = f"{func.__module__}.{func.__name__}"
+    return paths.get(path)
+
+
+def _func_link(name: str, paths: dict[str, str]) -> str:
+    path = function_path(name, paths)
+    return "—" if path is None else f"{{py:func}}`{path.replace('rankkit.', 'rk.', 1)} <{path}>`"
+
+
+def _spec(name: str, info) -> str:
+    required = [p for p in info.required if p != "k"]
+    args = f"({', '.join(f'{p}=...' for p in required)})" if required else ""
+    at = "@k" if "k" in info.required else "[@k]" if info.cutoff else ""
+    return name + args + at
+
+
+def _trec_spelling(trec) -> str:
+    """trec_eval's name as a ``-m`` writes it: ``P_k`` for cutoffs, ``iprec_at_recall_x`` for levels."""
+    return {"cutoffs": f"{trec.name}_k", "levels": f"{trec.name}_x"}.get(trec.kind, trec.name)
+
+
+def metric_tables() -> str:
+    """The metrics page (MyST Markdown), generated from the records."""
+    paths = canonical_paths()
+    out = ["(metric-tables)=", "# Metric names and parameters", "",
+           "Generated from the registry's records ({py:data}`rankkit.names.REGISTRY`), so it cannot drift from "
+           "what rankkit accepts. A spec is written `NAME(param=value, ...)@k` (`nDCG@10`, "
+           "`nDCG(gain='exp')@10`, `P(rel=2)@5`, `RBP(p=0.9)`); names match case-insensitively; "
+           "trec_eval's and ir_measures' names are accepted everywhere a spec is. Each function links to its "
+           "reference, with the formula and its source.", "",
+           "(metric-table)=", "## Every metric", "",
+           "| rankkit | other names | trec_eval | ir_measures | parameters | function | what it measures |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, info in names.REGISTRY.items():
+        aliases = ", ".join(_code(a) for a in info.aliases)
+        trec = ", ".join(_code(_trec_spelling(t)) for t in info.trec)
+        irm = ", ".join(_code(n) for n in info.ir_measures)
+        params = ", ".join(f"[{_code(p.name)}](param-{name})" for p in info.parameters)
+        out.append(f"| {_code(_spec(name, info))} | {aliases} | {trec} | {irm} | {params} | "
+                   f"{_func_link(name, paths)} | {_cell(info.summary)} |")
+
+    out += ["", "(trec-eval-names)=", "## trec_eval's names", "",
+            "In the order trec_eval 10 prints them ({py:data}`rankkit.names.TREC_ORDER`). `_k` stands for a "
+            "cutoff (`P_10`; `-m P.5,10` gives several), `_x` for a level (`iprec_at_recall_0.10`). "
+            "Nicknames: " + "; ".join(f"`{nick}` = " + ", ".join(f"`{m}`" for m in members)
+                                       for nick, members in names.NICKNAMES.items()) + ".", "",
+            "| trec_eval | defaults | rankkit | set by the name | function |", "| --- | --- | --- | --- | --- |"]
+    for trec_name in names.TREC_ORDER:
+        row, trec = names.TREC_FAMILIES[trec_name]
+        fixed = ", ".join(_code(f"{k}={v!r}") for k, v in trec.fixed)
+        out.append(f"| {_code(_trec_spelling(trec))} | {_code(trec.defaults) if trec.defaults else ''} | "
+                   f"[{_code(row)}](metric-{row}) | {fixed} | {_func_link(row, paths)} |")
+
+    out += ["", "(ir-measures-names)=", "## ir_measures' names", "",
+            "ir_measures' measure names ({py:data}`rankkit.names.IR_MEASURES`); its parameters are translated "
+            "({py:mod}`rankkit.names.ir_measures`). Where the values differ, see {doc}`differences`.", "",
+            "| ir_measures | rankkit | function |", "| --- | --- | --- |"]
+    for irm, row in names.IR_MEASURES.items():
+        out.append(f"| {_code(irm)} | [{_code(row)}](metric-{row}) | {_func_link(row, paths)} |")
+
+    out += ["", "(other-names)=", "## Other names", "",
+            "rankkit's aliases ({py:data}`rankkit.names.NAME_ALIASES`).", "",
+            "| alias | rankkit |", "| --- | --- |"]
+    out += [f"| {_code(alias)} | [{_code(row)}](metric-{row}) |" for alias, row in names.NAME_ALIASES.items()]
+
+    out += ["", "(parameters)=", "## Parameters", "",
+            "Each metric's parameters, typed ({py:class}`rankkit.names.Param`): the type, the default (`None`: "
+            "set by the data or the evaluation), the allowed values and what it means. A spec is refused when "
+            "it is parsed, with the message the metric would give.", ""]
+    rows = names.parameter_table()
+    for name, info in names.REGISTRY.items():
+        out += [f"(metric-{name})=", f"### {name}", "",
+                f"{_cell(info.summary)}. Function: {_func_link(name, paths)}.", ""]
+        mine = [r for r in rows if r["metric"] == name]
+        if not mine:
+            out += ["No parameters" + (" but the cutoff `@k`." if info.cutoff else "."), ""]
+            continue
+        out += [f"(param-{name})=", "", "| parameter | type | default | range | description |",
+                "| --- | --- | --- | --- | --- |"]
+        out += [f"| {_code(r['name'])} | {r['type']} | {_code(r['default'])} | {_code(r['range'])} | "
+                f"{_cell(r['description'])} |" for r in mine]
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def notebook_prefixes(notebooks: Iterable[Path]) -> dict[str, str]:
+    """The names the notebooks import rankkit's modules as: ``{"rk": "rankkit", "rkplot": "rankkit.plot"}``."""
+    prefixes = {"rankkit": "rankkit"}
+    pattern = re.compile(r"^\s*import (rankkit(?:\.\w+)*) as (\w+)|^\s*from (rankkit(?:\.\w+)*) import (\w+)\s*$",
+                         re.M)
+    for path in notebooks:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            for module, alias, parent, name in pattern.findall(cell.source):
+                if module:
+                    prefixes[alias] = module
+                elif parent == "rankkit" and name in rankkit._SUBMODULES:  # from rankkit import explore
+                    prefixes[name] = f"rankkit.{name}"
+    return prefixes
+
+
+def resolve(dotted: str, prefixes: dict[str, str], paths: dict[str, str]) -> str | None:
+    """``rk.ndcg`` -> ``rankkit.ndcg``: the documented path a name in a code cell means, or None."""
+    head, _, rest = dotted.partition(".")
+    if head not in prefixes or not rest:
+        return None
+    return paths.get(f"{prefixes[head]}.{rest}")
+
+
+def used_in(nb, prefixes: dict[str, str], paths: dict[str, str]) -> list[str]:
+    """The documented paths a notebook's code calls, in order of first use."""
+    found: dict[str, None] = {}
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, prefixes)) + r")((?:\.\w+)+)")
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for head, tail in pattern.findall(cell.source):
+            parts = (head + tail).split(".")
+            for end in range(len(parts), 1, -1):  # rk.plot.pr_curve.x: the longest documented prefix
+                path = resolve(".".join(parts[:end]), prefixes, paths)
+                if path:
+                    found[path] = None
+                    break
+    return list(found)
+
+
+def add_links(nb, used: list[str]) -> None:
+    """Append "Functions used in this chapter" to a chapter's copy."""
+    if not used:
+        return
+    items = [f"- {{py:obj}}`{p.replace('rankkit.', 'rk.', 1) if p.count('.') == 1 else p} <{p}>`" for p in used]
+    nb.cells.append(nbformat.v4.new_markdown_cell("## Functions used in this chapter\n\n" + "\n".join(items)))
+
+
+_LINK = re.compile(r"\[([^\]]*)\]\((\d\d_\w+\.ipynb)?(#[^)\s]*)?\)")
+
+
+def fix_links(nb, chapters: set[str]) -> None:
+    """Links between chapters as the book resolves them: a heading's anchor in MyST's spelling
+    (lower case: ``#Where-the-sources-are-wrong`` -> ``#where-the-sources-are-wrong``), and a
+    link to a chapter this edition leaves out (the students' has no checklist) as plain text."""
+    def fix(match: re.Match) -> str:
+        text, target, anchor = match.group(1), match.group(2) or "", (match.group(3) or "").lower()
+        if target and target not in chapters:
+            return text
+        return f"[{text}]({target}{anchor})" if target or anchor else match.group(0)
+
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _LINK.sub(fix, cell.source)
+
+
+def lay_out(notebooks: Path, out: Path) -> list[str]:
+    """Write the book's sources into ``out``; return the chapters' names."""
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(DOCS, out, ignore=shutil.ignore_patterns("generate.py", "README.md", "__pycache__"))
+    (out / "_includes").mkdir()
+    shutil.copy(ROOT / "README.md", out / "_includes" / "README.md")
+    paths = canonical_paths()
+    (out / "metrics.md").write_text(metric_tables())
+    (out / "api").mkdir()
+    for page, text in api_pages(paths).items():
+        (out / "api" / f"{page}.rst").write_text(text)
+    chapters = sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))
+    prefixes = notebook_prefixes(chapters)
+    for path in chapters:
+        nb = nbformat.read(path, as_version=4)
+        fix_links(nb, {p.name for p in chapters})
+        add_links(nb, used_in(nb, prefixes, paths))
+        nbformat.write(nb, out / path.name)
+    (out / "_links.json").write_text(json.dumps({"paths": paths, "prefixes": prefixes}, indent=1))
+    (out / "_chapters.txt").write_text("\n".join(p.stem for p in chapters) + "\n")
+    return [p.stem for p in chapters]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", type=Path, help="folder of the chapters (notebooks/ or build/student)")
+    parser.add_argument("out", type=Path, help="the Sphinx source folder to write")
+    args = parser.parse_args(argv)
+    chapters = lay_out(args.notebooks, args.out)
+    print(f"{args.out}: {len(chapters)} chapters, {len(names.REGISTRY)} metrics, {len(API_PAGES)} API pages")
+
+
+if __name__ == "__main__":
+    main()
