@@ -48,8 +48,9 @@ mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
 mathjax2_config = {
     "tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]], "processEscapes": True},
     # the fonts jupyter-server-mathjax ships (STIX-Web only: no TeX fonts, no image fonts)
+    # the fonts jupyter-server-mathjax ships (STIX-Web only: no TeX fonts, no image fonts)
     "HTML-CSS": {"availableFonts": [], "preferredFont": None, "webFont": "STIX-Web", "imageFont": None},
-    "SVG": {"font": "STIX-Web"},
+    "fast-preview": {"disabled": True},  # one pass, HTML-CSS (the preview's layout differs)
     "showMathMenu": False,
     "messageStyle": "none",
 }
@@ -67,6 +68,7 @@ html_theme = "sphinx_book_theme"
 html_title = f"rankkit {release}"
 html_static_path = ["_static"]
 html_css_files = ["book.css"]
+html_favicon = "_static/favicon.svg"  # else the browser asks for /favicon.ico, which the site has not
 html_theme_options = {
     "show_toc_level": 2,
     "use_download_button": False,  # the notebooks are in the repository; the site stays small
