@@ -84,13 +84,13 @@ DOCS    ?= build/docs
 SPHINX  := -m sphinx -b html -E -q --keep-going
 docs: $(VENV)/.docs
 	$(PY) docs/generate.py notebooks build/docs-src
-	$(PY) $(SPHINX) -t teacher -d build/docs-doctrees build/docs-src $(DOCS)
+	$(PY) $(SPHINX) -d build/docs-doctrees build/docs-src $(DOCS)
 	@echo "The book: $(abspath $(DOCS))/index.html (no server needed)"
 
 docs-student: $(VENV)/.docs
 	test -e $(STUDENT)/00_start_here.ipynb || $(MAKE) student
 	$(PY) docs/generate.py $(STUDENT) build/docs-student-src
-	$(PY) $(SPHINX) -t student -d build/docs-student-doctrees build/docs-student-src build/docs-student
+	$(PY) $(SPHINX) -d build/docs-student-doctrees build/docs-student-src build/docs-student
 	@echo "The students' book: $(abspath build/docs-student)/index.html"
 
 docs-check: $(VENV)/.docs

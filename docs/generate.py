@@ -55,6 +55,13 @@ API_PAGES: dict[str, tuple[str, str, list[tuple[str, Iterable[str] | None]]]] = 
     "dask": ("Runs beyond one machine (rankkit.dask)", "The same evaluation on Dask inputs.", [("rankkit.dask", None)]),
 }
 
+#: reproducing.md's paragraph on the checklist, in the teacher's edition and in the students' (which has none).
+CHECKLIST = ("The checklist, {doc}`08_source_checklist`, gathers every printed number of the five sources in one "
+             "table: the value the source prints, the value rankkit computes, whether they agree, and the chapter "
+             "that explains the example.")
+STUDENTS_CHECKLIST = ("The checklist of every printed number is in the teacher's edition of this book (it shows the "
+                      "exercises' answers).")
+
 #: Registry rows computed by a private wrapper of a public function.
 WRAPPED = {"iprec": "rankkit.metrics.binary.interpolated_precision",
            "iprec_avg": "rankkit.metrics.binary.interpolated_precision_average"}
@@ -199,15 +206,15 @@ def metric_tables() -> str:
            "trec_eval's and ir_measures' names are accepted everywhere a spec is. Each function links to its "
            "reference, with the formula and its source.", "",
            "(metric-table)=", "## Every metric", "",
-           "| rankkit | other names | trec_eval | ir_measures | parameters | function | what it measures |",
+           "| rankkit | function | trec_eval | ir_measures | other names | parameters | what it measures |",
            "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, info in names.REGISTRY.items():
         aliases = ", ".join(_code(a) for a in info.aliases)
         trec = ", ".join(_code(_trec_spelling(t)) for t in info.trec)
         irm = ", ".join(_code(n) for n in info.ir_measures)
         params = ", ".join(f"[{_code(p.name)}](param-{name})" for p in info.parameters)
-        out.append(f"| {_code(_spec(name, info))} | {aliases} | {trec} | {irm} | {params} | "
-                   f"{_func_link(name, paths)} | {_cell(info.summary)} |")
+        out.append(f"| {_code(_spec(name, info))} | {_func_link(name, paths)} | {trec} | {irm} | {aliases} | "
+                   f"{params} | {_cell(info.summary)} |")
 
     out += ["", "(trec-eval-names)=", "## trec_eval's names", "",
             "In the order trec_eval 10 prints them ({py:data}`rankkit.names.TREC_ORDER`). `_k` stands for a "
@@ -340,6 +347,9 @@ def lay_out(notebooks: Path, out: Path) -> list[str]:
         fix_links(nb, {p.name for p in chapters})
         add_links(nb, used_in(nb, prefixes, paths))
         nbformat.write(nb, out / path.name)
+    checklist = CHECKLIST if any(p.name.startswith("08_") for p in chapters) else STUDENTS_CHECKLIST
+    page = out / "reproducing.md"
+    page.write_text(page.read_text().replace("CHECKLIST", checklist))
     (out / "_links.json").write_text(json.dumps({"paths": paths, "prefixes": prefixes}, indent=1))
     (out / "_chapters.txt").write_text("\n".join(p.stem for p in chapters) + "\n")
     return [p.stem for p in chapters]
