@@ -8,7 +8,8 @@ qrels lack, and a set of trec_eval flags; both programs must print the same byte
 
 The differences README.md documents are avoided here on purpose: a judged query missing
 from the run without -c (trec_eval stops), gain mappings with gains less than 1 apart,
-labels below 0 given gains, and -l 0.
+labels below 0 given gains, -l 0, and rbp beside measures whose memory trec_eval's rbp
+reads (G, ndcg, ndcg_rel with gain pairs, yaap, 11pt_avg: its value changes with them).
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ FLAGS = [
     ["-m", "all_trec", "-c"],
     ["-m", "all_trec", "-c", "-J", "-l", "3"],
     ["-m", "official", "-m", "set", "-N", "1000", "-m", "utility.1,-1,-1,1", "-n"],
-    ["-m", "set_F.0.5", "-m", "rbp.p=0.5", "-m", "unj.3", "-m", "relative_P.5", "-m", "relstring.20",
+    ["-m", "set_F.0.5", "-m", "unj.3", "-m", "relative_P.5", "-m", "relstring.20",
      "-m", "11pt_avg.0.5,0.1,0.9", "-m", "Rprec_mult.0.3,1.5", "-m", "ndcg.1=3,2=9", "-m", "G.1=2,3=5",
      "-m", "ndcg_rel.2=5", "-m", "Rndcg.1=1,2=1", "-m", "rbp_resid.p=0.5", "-m", "iprec_at_recall..33,.5",
      "-m", "yaap"],
     ["-c", "-m", "utility.2,-1,-1,0", "-m", "rbp_resid.p=0.5", "-m", "relstring.20", "-m", "unj", "-m", "yaap"],
     ["-m", "yaap", "-m", "map", "-J", "-l", "2"],
+    ["-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.5", "-m", "P.5"],
 ]
 # "\udce9": the Latin-1 byte 0xe9, not UTF-8 (written back through surrogateescape)
 DOCS = [f"d{i}" for i in range(25)] + ["D1", "a", "Z9", "d10x", "caf\udce9", "café"]
