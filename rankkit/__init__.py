@@ -25,9 +25,8 @@ milliseconds and the command line loads only what a command needs.
 
 from __future__ import annotations
 
-import importlib
-
 from . import _moved
+from ._lazy import attach
 
 __version__ = "0.1.0"
 
@@ -36,23 +35,23 @@ _PUBLIC: dict[str, str] = {
     **dict.fromkeys(
         ("average_precision", "bpref", "interpolated_precision", "judged", "num_relevant",
          "num_relevant_retrieved", "num_retrieved", "pr_curve", "precision", "r_precision", "recall",
-         "reciprocal_rank", "success"), "rankkit.metrics.binary"),
-    **dict.fromkeys(("bpm", "insq", "inst", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"), "rankkit.metrics.cwl"),
+         "reciprocal_rank", "success"), ".metrics.binary"),
+    **dict.fromkeys(("bpm", "insq", "inst", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"), ".metrics.cwl"),
     **dict.fromkeys(("cumulative_gain", "dcg", "err", "idcg", "ndcg", "rbp", "rbp_residual"),
-                    "rankkit.metrics.graded"),
+                    ".metrics.graded"),
     **dict.fromkeys(("PairCounts", "auc", "inversions", "kendall_distance", "kendall_tau", "pair_counts", "pnr"),
-                    "rankkit.metrics.pairwise"),
-    "compatibility": "rankkit.metrics.overlap",
-    "mae": "rankkit.metrics.unranked",
-    "mse": "rankkit.metrics.unranked",
-    "Rankings": "rankkit.rankings",
-    "as_rankings": "rankkit.rankings",
-    "read_qrels": "rankkit.io",
-    "read_run": "rankkit.io",
-    **dict.fromkeys(("rank", "aggregate", "score"), "rankkit.evaluation"),
-    "evaluate": "rankkit.api",  # the front door: in memory, or rankkit.dask for Dask inputs
-    "parse_metric": "rankkit.names",
-    "compare": "rankkit.stats",
+                    ".metrics.pairwise"),
+    "compatibility": ".metrics.overlap",
+    "mae": ".metrics.unranked",
+    "mse": ".metrics.unranked",
+    "Rankings": ".rankings",
+    "as_rankings": ".rankings",
+    "read_qrels": ".io",
+    "read_run": ".io",
+    **dict.fromkeys(("rank", "aggregate", "score"), ".evaluation"),
+    "evaluate": ".api",  # the front door: in memory, or rankkit.dask for Dask inputs
+    "parse_metric": ".names",
+    "compare": ".stats",
 }
 
 #: Submodules reachable as attributes (``rankkit.plot``) without importing them first.
@@ -72,20 +71,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """Import a public name, or a submodule, on first use (PEP 562)."""
-    if name in _PUBLIC:
-        value = getattr(importlib.import_module(_PUBLIC[name]), name)
-    elif name in _SUBMODULES or f"{__name__}.{name}" in _moved.MOVED:  # a moved path warns
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module 'rankkit' has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC) | _SUBMODULES)
-
+# Module paths of 0.1 (``rankkit.binary``) stay reachable as attributes too, with their warning.
+__getattr__, __dir__ = attach(__name__, _PUBLIC, _SUBMODULES, hidden={p.rpartition(".")[2] for p in _moved.MOVED})
 
 _moved.install()

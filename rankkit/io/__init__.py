@@ -17,22 +17,9 @@ Each name below is imported on first use: the TREC parser and the keys (the comm
 path) load without pandas, which the readers' frames need.
 """
 
-import importlib
+from .._lazy import attach
 
 __all__ = ["read_qrels", "read_run", "RunFile", "RunNotGrouped", "COLUMN_NAMES"]
 
-#: Public name -> the module that defines it.
-_PUBLIC = {"read_qrels": "readers", "read_run": "readers", "RunFile": "run_file",
-           "RunNotGrouped": "run_file", "COLUMN_NAMES": "checks"}
-
-
-def __getattr__(name: str):
-    if name not in _PUBLIC:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = attach(__name__, {"read_qrels": ".readers", "read_run": ".readers", "RunFile": ".run_file",
+                                         "RunNotGrouped": ".run_file", "COLUMN_NAMES": ".checks"})

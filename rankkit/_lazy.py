@@ -1,0 +1,47 @@
+"""Public names imported on first use (PEP 562), shared by the packages that offer them:
+``import rankkit`` and the command line's path then load only the modules they use."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Iterable
+
+
+def attach(package: str, names: dict[str, str], submodules: Iterable[str] = (), hidden: Iterable[str] = ()
+           ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    """The ``__getattr__`` and ``__dir__`` of a package whose names load on first use.
+
+    Parameters
+    ----------
+    package : str
+        The package's ``__name__``.
+    names : dict of str to str
+        Public name -> the module defining it, relative to the package (``".readers"``).
+    submodules : iterable of str
+        Submodules reachable as attributes without importing them first (``rankkit.plot``).
+    hidden : iterable of str
+        Submodules reachable the same way but left out of ``dir()`` (old paths that warn).
+
+    Returns
+    -------
+    (__getattr__, __dir__)
+        A name, once resolved, is stored in the package so later lookups are plain.
+    """
+    reachable = frozenset(submodules) | frozenset(hidden)
+    listed = frozenset(submodules)
+
+    def __getattr__(name: str):
+        if name in names:
+            value = getattr(importlib.import_module(names[name], package), name)
+        elif name in reachable:
+            value = importlib.import_module(f".{name}", package)
+        else:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(vars(sys.modules[package])) | set(names) | listed)
+
+    return __getattr__, __dir__
