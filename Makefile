@@ -30,7 +30,7 @@ $(VENV)/.notebooks: $(PY) pyproject.toml $(LOCK)
 	touch $@
 
 $(VENV)/.test: $(PY) pyproject.toml $(LOCK)
-	$(PY) -m pip install --quiet -c $(LOCK) $(EDITABLE) ".[test]"
+	$(PY) -m pip install --quiet -c $(LOCK) $(EDITABLE) ".[test,arrays]"
 	touch $@
 
 # The book's tools (docs/README.md); Playwright drives Debian's Chromium, it downloads no browser.

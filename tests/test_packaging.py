@@ -45,7 +45,7 @@ def _pins(name: str) -> dict[str, tuple[int, ...]]:
 
 
 def test_every_dependency_has_a_floor():
-    assert set(_floors()) == {"numpy", "pandas", "scipy", "matplotlib", "pyarrow"}
+    assert set(_floors()) == {"numpy", "pandas", "scipy", "matplotlib", "pyarrow", "array-api-compat"}
 
 
 def test_oldest_environment_pins_exactly_the_declared_floors():
