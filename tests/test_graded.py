@@ -686,6 +686,29 @@ class TestScikitLearn:
             theirs = ndcg_score([row], [scores], k=k)
             assert ours[q] == pytest.approx(theirs, abs=1e-12)
 
+    @settings(max_examples=60)
+    @given(
+        data=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=10),
+        k=st.one_of(st.none(), st.integers(1, 12)),
+        base=st.sampled_from([1.5, math.e, 3.0, 10.0]),
+    )
+    def test_dcg_score_and_ndcg_score_log_base_with_ties(self, data, k, base):
+        """scikit-learn's log_base, its scores ranked with tied groups averaged
+        (ignore_ties=False): rankkit's tie groups give the same expected DCG and nDCG."""
+        from sklearn.metrics import dcg_score
+
+        labels, scores = (np.array(col, dtype=float) for col in zip(*data))
+        order = np.argsort(-scores, kind="stable")
+        ranked, sorted_scores = labels[order], scores[order]
+        first = np.array([int(np.argmax(sorted_scores == x)) for x in sorted_scores])
+        r = Rankings(labels=ranked[None, :], judged=np.ones((1, len(ranked)), bool),
+                     lengths=np.array([len(ranked)]), ideal=-np.sort(-labels)[None, :],
+                     n_judged=np.array([len(ranked)]), query_ids=pd.Index(["q"]), ties=first[None, :])
+        want = dcg_score([labels], [scores], k=k, log_base=base)
+        assert dcg(r, k=k, base=base)[0] == pytest.approx(want, rel=1e-12, abs=1e-12)
+        if labels.any():
+            assert ndcg(r, k=k, base=base)[0] == pytest.approx(ndcg_score([labels], [scores], k=k), abs=1e-12)
+
     def test_ndcg_score_fixed(self):
         row = [1, 1, 2, 0]
         scores = [4.0, 3.0, 2.0, 1.0]
@@ -897,12 +920,75 @@ def test_jk_weights_are_the_log2_table_shifted_bit_for_bit():
 def test_discount_and_base_errors(func):
     with pytest.raises(ValueError, match=r"discount must be one of 'log2', 'jk', got 'log10'"):
         func([1, 0], discount="log10")
-    with pytest.raises(ValueError, match=r"base must be 2 with discount='log2' .*got 3"):
-        func([1, 0], base=3)
     for bad in (1, 0.5, -2, float("inf"), float("nan"), True, "2"):
-        with pytest.raises(ValueError, match=r"base must be a finite number > 1, got"):
-            func([1, 0], discount="jk", base=bad)
+        for discount in ("log2", "jk"):
+            with pytest.raises(ValueError, match=r"base must be a finite number > 1, got"):
+                func([1, 0], discount=discount, base=bad)
     assert func([1, 0], base=2) == func([1, 0], base=2.0) == func([1, 0])  # 2 is log2's base
+
+
+# --------------------------------------------------------------------------- the log discount in another base
+
+
+def log_base_reference(labels, base, k=None):
+    """DCG with 1 / log_b(i + 1), in rankkit's documented order: each gain divided by
+    log_b(i + 1) (ln(i + 1) / ln(b) at 40 digits, rounded once), added in rank order."""
+    from decimal import Context, Decimal
+
+    ctx = Context(prec=40)
+    total = 0.0
+    for i, lab in enumerate(labels[:k], start=1):
+        total += float(lab) / float(ctx.divide(ctx.ln(Decimal(i + 1)), ctx.ln(Decimal(float(base)))))
+    return total
+
+
+def test_log_discount_in_base_10_by_hand():
+    # scikit-learn's log_base=10: 3 / log10(2) + 0 + 0
+    assert dcg([3, 0, 0], base=10) == pytest.approx(3 / math.log10(2), rel=1e-15)
+    assert dcg([3, 0, 0], base=10) == pytest.approx(9.965784284662087, rel=1e-15)
+    # base e: 3 / ln 2 + 2 / ln 3 + 1 / ln 4
+    assert dcg([3, 2, 1], base=math.e) == pytest.approx(3 / math.log(2) + 2 / math.log(3) + 1 / math.log(4),
+                                                        rel=1e-15)
+    assert idcg([0, 1, 3], base=10) == pytest.approx(3 / math.log10(2) + 1 / math.log10(3), rel=1e-15)
+
+
+@given(labels=st.lists(st.integers(0, 4), min_size=1, max_size=40), k=st.one_of(st.none(), st.integers(1, 45)),
+       base=st.sampled_from([1.5, 2.0, math.e, 3.0, 10.0, 100.0]))
+@settings(max_examples=100)
+def test_log_discount_bit_for_bit_and_ndcg_free_of_the_base(labels, k, base):
+    assert dcg(labels, k=k, base=base) == log_base_reference(labels, base, k)
+    # every weight is the log2 weight times ln(b) / ln(2): DCG scales, nDCG does not move
+    assert dcg(labels, k=k, base=base) == pytest.approx(dcg(labels, k=k) * math.log(base) / math.log(2), rel=1e-13)
+    assert ndcg(labels, k=k, base=base) == pytest.approx(ndcg(labels, k=k), rel=1e-13, abs=1e-15)
+
+
+def test_log_discount_of_base_2_is_the_log2_discount_bit_for_bit():
+    rows = [[3, 2, 0, 1, 2, 0, 4], [1, 0, 0, 0, 0, 0, 1]]
+    for func in (dcg, idcg, ndcg):
+        np.testing.assert_array_equal(func(rows, base=2.0), func(rows))
+        np.testing.assert_array_equal(func(rows, k=3, base=2), func(rows, k=3))
+    from rankkit.metrics import _numerics
+
+    np.testing.assert_array_equal(_numerics.log_ranks(300, 2.0), _numerics.log2_ranks(300))
+
+
+def test_log_discount_in_specs_and_score():
+    from rankkit.names import parse_metric
+
+    m = parse_metric("DCG(base=10)@3")
+    assert str(m) == "DCG(base=10)@3" and parse_metric(str(m)) == m
+    table = rk.score([[3, 0, 0], [0, 2, 1]], ["DCG(base=10)@3", "nDCG(base=10)", "IDCG(base=10)"])
+    np.testing.assert_array_equal(table["DCG(base=10)@3"], dcg([[3, 0, 0], [0, 2, 1]], k=3, base=10))
+    np.testing.assert_array_equal(table["nDCG(base=10)"], ndcg([[3, 0, 0], [0, 2, 1]], base=10))
+
+
+def test_log_discount_under_tie_groups_is_the_mean_over_orders():
+    rows, groups = [[2, 0, 1, 1, 0]], [[0, 0, 1, 2, 2]]
+    r = tied_rankings(rows, groups)
+    for k in (None, 1, 2, 4):
+        orders = list(tied_orders(rows[0], groups[0]))
+        want = sum(log_base_reference(o, 10, k) for o in orders) / len(orders)
+        assert dcg(r, k=k, base=10)[0] == pytest.approx(want, rel=1e-14)
 
 
 def test_jk_discount_through_specs_and_evaluate():

@@ -16,8 +16,8 @@ combines many of them or approximates a function. So:
 2. **Sums over queries** (trec_eval's ``all`` line, means, the statistics of
    ``compare``) run in query order the same way (:func:`query_sum`, :func:`query_mean`),
    which is also how trec_eval adds its per-query values.
-3. **Elementary functions** of ranks and labels (the log2 discount, Järvelin and
-   Kekäläinen's ``log_b`` discount, ``2**label``, the
+3. **Elementary functions** of ranks and labels (the log2 discount and its ``log_b``
+   form, Järvelin and Kekäläinen's ``log_b`` discount, ``2**label``, the
    logarithms of the geometric mean) are computed with Python's :mod:`decimal` module,
    arithmetic defined digit for digit by its specification, at 40 digits, then rounded
    once to a double: the correctly rounded value in all but astronomically rare cases,
@@ -55,7 +55,7 @@ import numpy as np
 
 __all__ = [
     "rank_sum", "weighted_rank_sum", "rank_product", "query_sum", "query_mean",
-    "log2_ranks", "log2", "ln", "discounts", "jk_discounts", "powers", "exp2", "exact_matmul",
+    "log2_ranks", "log_ranks", "log2", "ln", "discounts", "jk_discounts", "powers", "exp2", "exact_matmul",
 ]
 
 _CONTEXT = Context(prec=40)
@@ -221,6 +221,34 @@ def discounts(n: int) -> np.ndarray:
     array([1.        , 0.63092975, 0.5       ])
     """
     return 1.0 / log2_ranks(n)
+
+
+_LOG_TABLES: dict[float, _Table] = {}
+
+
+def log_ranks(n: int, base: float) -> np.ndarray:
+    """``log_base(i + 1)`` for the ranks i = 1..n, correctly rounded (read-only): the divisors
+    of the DCG discount ``1 / log_base(i + 1)`` (scikit-learn's ``log_base``).
+
+    ``ln(i + 1) / ln(base)`` at 40 digits, rounded once to a double; ``base=2`` is
+    :func:`log2_ranks` itself. ``base`` must be a finite number > 1 (checked by the caller).
+
+    Examples
+    --------
+    >>> log_ranks(3, 10.0)
+    array([0.30103   , 0.47712125, 0.60205999])
+    >>> bool((log_ranks(5, 2.0) == log2_ranks(5)).all())
+    True
+    """
+    base = float(base)
+    if base == 2.0:
+        return log2_ranks(n)
+    table = _LOG_TABLES.get(base)
+    if table is None:  # one table per base, filled on demand like the log2 table
+        ln_base = _CONTEXT.ln(Decimal(base))
+        table = _LOG_TABLES.setdefault(
+            base, _Table(lambda i: _to_double(_CONTEXT.divide(_CONTEXT.ln(Decimal(i + 2)), ln_base))))
+    return table(n)
 
 
 def _jk_term(ln_base: Decimal, base: float):

@@ -51,6 +51,7 @@ from ._numerics import (
     jk_discounts,
     log2,
     log2_ranks,
+    log_ranks,
     powers,
     rank_product,
     rank_sum,
@@ -60,7 +61,8 @@ from ._numerics import (
 GAINS = ("linear", "exp")
 GainLike = Literal["linear", "exp"] | Mapping[float, float]
 GainFunction = Callable[[np.ndarray], np.ndarray]
-#: DCG discounts: ``1 / log2(i + 1)`` (Burges et al. 2005, trec_eval) or Järvelin & Kekäläinen's.
+#: DCG discounts: ``1 / log_b(i + 1)``, b = 2 by default (Burges et al. 2005, trec_eval; other b:
+#: scikit-learn's ``log_base``) or Järvelin & Kekäläinen's.
 DISCOUNTS = ("log2", "jk")
 DiscountFunction = Callable[[int], np.ndarray]
 
@@ -153,25 +155,34 @@ def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
 
 
 def _discount_function(discount: str, base) -> DiscountFunction:
-    """Validate ``discount`` and ``base`` once; return ``n -> weights of ranks 1..n``."""
+    """Validate ``discount`` and ``base`` once; return ``n -> weights of ranks 1..n``.
+
+    The log discount of a base b other than 2 carries ``divisors`` (``n -> log_b(i + 1)``),
+    so that :func:`_dcg` divides by them as it divides by ``log2(i + 1)``.
+    """
     discount = check_option(discount, DISCOUNTS, "discount")
-    check_base(base)
-    if discount == "log2":
-        if base != 2:
-            raise ValueError(
-                f"base must be 2 with discount='log2' (1 / log2(i + 1)), got {base!r}; "
-                "discount='jk' takes another base"
-            )
+    base = check_base(base)
+    if discount == "jk":
+        return lambda n: jk_discounts(n, base)
+    if base == 2:
         return discounts
-    base = float(base)
-    return lambda n: jk_discounts(n, base)
+
+    def weights(n: int) -> np.ndarray:
+        return 1.0 / log_ranks(n, base)
+
+    weights.divisors = lambda n: log_ranks(n, base)  # type: ignore[attr-defined]
+    return weights
 
 
 def _dcg(gains: np.ndarray, discount: DiscountFunction = discounts) -> np.ndarray:
     """sum_i gains[:, i] * w_i over ranks i = 1, 2, ..., added in rank order; by default
-    w_i = 1 / log2(i + 1), as gains[:, i] / log2(i + 1) (trec_eval's division, to the bit)."""
+    w_i = 1 / log2(i + 1), as gains[:, i] / log2(i + 1) (trec_eval's division, to the bit),
+    and likewise gains[:, i] / log_b(i + 1) for the log discount of another base b."""
     if discount is discounts:
         return weighted_rank_sum(gains, None, divisors=log2_ranks(gains.shape[1]))
+    divisors = getattr(discount, "divisors", None)
+    if divisors is not None:
+        return weighted_rank_sum(gains, None, divisors=divisors(gains.shape[1]))
     return weighted_rank_sum(gains, discount(gains.shape[1]))
 
 
@@ -255,8 +266,9 @@ def dcg(
 
     DCG@k = sum_{i<=k} g(rel_i) * w_i over ranks i from 1, with the discount
     w_i = 1 / log2(i + 1) (``discount="log2"``, the usual form, as in trec_eval,
-    scikit-learn and the Chinese articles cited in the module docstring) or Järvelin &
-    Kekäläinen's (2002) w_i = 1 for i < b and 1 / log_b(i) for i >= b (``"jk"``).
+    scikit-learn and the Chinese articles cited in the module docstring), its form
+    1 / log_b(i + 1) in another base b (``base=b``: scikit-learn's ``log_base``), or
+    Järvelin & Kekäläinen's (2002) w_i = 1 for i < b and 1 / log_b(i) for i >= b (``"jk"``).
 
     Parameters
     ----------
@@ -270,13 +282,16 @@ def dcg(
         mapping label -> gain, other labels keep ``g(r) = r`` (trec_eval's gain
         parameters). Unjudged documents have gain 0.
     discount : {"log2", "jk"}, default="log2"
-        ``"log2"``: w_i = 1 / log2(i + 1) from rank 1 (Burges et al. 2005; trec_eval,
-        scikit-learn and the articles of the module's references). ``"jk"``: Järvelin &
-        Kekäläinen's original discount, w_i = 1 for ranks i < b and 1 / log_b(i) from
-        rank b on (ACM TOIS 20(4), 2002, doi:10.1145/582415.582418).
+        ``"log2"``: w_i = 1 / log_b(i + 1) from rank 1, b = ``base`` (b = 2: Burges et
+        al. 2005; trec_eval, scikit-learn and the articles of the module's references).
+        ``"jk"``: Järvelin & Kekäläinen's original discount, w_i = 1 for ranks i < b and
+        1 / log_b(i) from rank b on (ACM TOIS 20(4), 2002, doi:10.1145/582415.582418).
     base : float, default=2.0
-        b of ``"jk"``, a finite number > 1; a larger b discounts less steeply (a more
-        patient user). ``"log2"`` takes only 2.
+        b, a finite number > 1. With ``"log2"`` it is scikit-learn's ``log_base`` of
+        ``dcg_score`` and ``ndcg_score`` (``base=10`` reproduces ``log_base=10``); a b
+        above 2 gives the top ranks weights above 1. With ``"jk"`` a larger b discounts
+        less steeply (a more patient user). nDCG does not depend on b with ``"log2"``
+        (every weight is scaled by ln 2 / ln b); DCG does.
 
     Returns
     -------
@@ -286,8 +301,7 @@ def dcg(
     Raises
     ------
     ValueError
-        For an unknown ``discount``, a ``base`` that is not a finite number > 1, or a
-        ``base`` other than 2 with ``discount="log2"``.
+        For an unknown ``discount`` or a ``base`` that is not a finite number > 1.
 
     Examples
     --------
@@ -306,6 +320,11 @@ def dcg(
 
     >>> round(dcg([3, 2, 3, 0, 1, 2], discount="jk"), 4), round(dcg([3, 2, 3, 0, 1, 2]), 4)
     (8.0972, 6.8611)
+
+    scikit-learn's ``log_base=10``: 3 / log10(2).
+
+    >>> round(dcg([3, 0, 0], base=10), 4)
+    9.9658
     """
     r = as_rankings(rankings)
     k = check_k(k)
