@@ -480,9 +480,148 @@ def test_ties_average_matches_brute_force(case, k):
     assert r_precision(r)[0] == pytest.approx(brute_force(r_precision, labels, groups), abs=1e-12)
 
 
-@pytest.mark.parametrize(
-    "metric", [average_precision, reciprocal_rank, bpref, judged, interpolated_precision, pr_curve]
-)
+def ap_written_out(labels, k=None, normalize="relevant", rel=1) -> float:
+    """AP of one order: P@i summed over the relevant ranks i <= k, over the denominator."""
+    found, total = 0, 0.0
+    for i, label in enumerate(labels[:k], start=1):
+        if label >= rel:
+            found += 1
+            total += found / i
+    n_rel = sum(label >= rel for label in labels)
+    den = {"relevant": n_rel, "retrieved": found, "min_k": n_rel if k is None else min(n_rel, k)}[normalize]
+    return total / den if den else 0.0
+
+
+def rr_written_out(labels, k=None, rel=1) -> float:
+    return next((1 / i for i, label in enumerate(labels[:k], start=1) if label >= rel), 0.0)
+
+
+def over_orders(func, labels, groups, **kwargs) -> float:
+    """The mean of ``func`` over every order inside each tie group, as exact fractions."""
+    spans = [[i for i, g in enumerate(groups) if g == name] for name in dict.fromkeys(groups)]
+    values = [Fraction(func([labels[i] for block in orders for i in block], **kwargs))
+              for orders in itertools.product(*(itertools.permutations(span) for span in spans))]
+    return float(sum(values) / len(values))
+
+
+def tied_many(cases) -> Rankings:
+    """Several queries with tie groups at once (ragged; padding in groups of its own, ids
+    reused from row to row, as a hand-made Rankings may)."""
+    depth = max(len(labels) for labels, _ in cases)
+    rows = [list(labels) + [0] * (depth - len(labels)) for labels, _ in cases]
+    r = as_rankings([list(labels) for labels, _ in cases])
+    ties = np.array([list(groups) + list(range(100, 100 + depth - len(groups))) for _, groups in cases])
+    assert np.array_equal(r.labels, np.asarray(rows, dtype=float))
+    return Rankings(labels=r.labels, judged=r.judged, lengths=r.lengths, ideal=r.ideal, n_judged=r.n_judged,
+                    query_ids=r.query_ids, ties=ties.astype(np.int64))
+
+
+@pytest.mark.parametrize("labels, groups", TIE_CASES)
+def test_ap_and_rr_under_ties_are_the_exact_expectation(labels, groups):
+    r = tied(labels, groups)
+    for k in (1, 2, 3, 4, 5, 8, None):
+        for normalize in ("relevant", "min_k") + (("retrieved",) if k is None else ()):
+            want = over_orders(ap_written_out, labels, groups, k=k, normalize=normalize)
+            assert average_precision(r, k=k, normalize=normalize)[0] == pytest.approx(want, abs=1e-14), (k, normalize)
+        assert reciprocal_rank(r, k=k)[0] == pytest.approx(over_orders(rr_written_out, labels, groups, k=k), abs=1e-14)
+    assert average_precision(r, rel=2)[0] == pytest.approx(over_orders(ap_written_out, labels, groups, rel=2))
+    assert reciprocal_rank(r, rel=2)[0] == pytest.approx(over_orders(rr_written_out, labels, groups, rel=2))
+
+
+def test_ap_and_rr_under_ties_by_hand():
+    # one group of 4 holding 2 relevant at the top: the first relevant one is at rank 1 with
+    # probability 1/2, 2 with 1/3, 3 with 1/6, so E[RR] = 1/2 + 1/6 + 1/18 = 13/18
+    r = tied([1, 1, 0, 0], [0, 0, 0, 0])
+    assert reciprocal_rank(r)[0] == pytest.approx(13 / 18, abs=1e-15)
+    # McSherry & Najork's AP term: rank i of the group adds (2/4) * (1 + (i - 1) / 3) / i,
+    # i = 1..4: 1/2 + 1/3 + 5/18 + 1/4, divided by R = 2
+    assert average_precision(r)[0] == pytest.approx((1 / 2 + 1 / 3 + 5 / 18 + 1 / 4) / 2, abs=1e-15)
+    assert average_precision(r, k=2)[0] == pytest.approx((1 / 2 + 1 / 3) / 2, abs=1e-15)
+    # a relevant document above the group: RR is 1 whatever the order below
+    assert reciprocal_rank(tied([1, 1, 0, 0], [0, 1, 1, 1]))[0] == 1.0
+
+
+@given(cases=st.lists(tied_lists(), min_size=1, max_size=4), k=st.one_of(st.none(), st.integers(1, 8)))
+@settings(max_examples=60)
+def test_ap_and_rr_under_ties_match_brute_force_on_many_queries_at_once(cases, k):
+    cases = [(labels[:6], list(groups[:6])) for labels, groups in cases]  # at most 6! orders
+    r = tied_many(cases)
+    ap, rr, ap_min_k = average_precision(r, k=k), reciprocal_rank(r, k=k), average_precision(r, k=k, normalize="min_k")
+    for q, (labels, groups) in enumerate(cases):
+        assert ap[q] == pytest.approx(over_orders(ap_written_out, labels, groups, k=k), abs=1e-13)
+        assert ap_min_k[q] == pytest.approx(over_orders(ap_written_out, labels, groups, k=k, normalize="min_k"),
+                                            abs=1e-13)
+        assert rr[q] == pytest.approx(over_orders(rr_written_out, labels, groups, k=k), abs=1e-13)
+
+
+def test_ap_and_rr_without_tie_groups_are_unchanged_bit_for_bit():
+    rows = [[1, 0, 1, 0, 0, 1], [0, 0, 1, 1, 0, 0], [0, 0, 0, 0, 0, 0]]
+    singles = tied_many([(row, list(range(len(row)))) for row in rows])  # every group one document
+    for tied_rule in ("expected", "group_end"):
+        for k in (None, 1, 3, 10):
+            np.testing.assert_array_equal(average_precision(singles, k=k, tied=tied_rule), average_precision(rows, k=k))
+    for k in (None, 1, 3, 10):
+        np.testing.assert_array_equal(reciprocal_rank(singles, k=k), reciprocal_rank(rows, k=k))
+
+
+def test_ap_group_end_by_hand():
+    # groups [1, 0] and [1, 0, 0] (R = 2): 1 * (1/2) + 1 * (2/5), over R
+    r = tied([1, 0, 1, 0, 0], [0, 0, 1, 1, 1])
+    assert average_precision(r, tied="group_end")[0] == pytest.approx((1 / 2 + 2 / 5) / 2, abs=1e-15)
+    # cut at k = 3: the second group keeps 1 of its 3 ranks, x = 1/3 relevant expected,
+    # at precision (1 + 1/3) / 3
+    assert average_precision(r, k=3, tied="group_end")[0] == pytest.approx((1 / 2 + (1 / 3) * (4 / 9)) / 2)
+    assert average_precision(r, k=3, tied="group_end", normalize="min_k")[0] == pytest.approx(
+        (1 / 2 + (1 / 3) * (4 / 9)) / 2)
+
+
+def test_ap_tie_options_errors():
+    r = tied([1, 0, 1], [0, 0, 1])
+    with pytest.raises(ValueError, match=r"tied must be one of 'expected', 'group_end', got 'mean'"):
+        average_precision(r, tied="mean")
+    with pytest.raises(ValueError, match=r"normalize='retrieved' takes no cutoff k on rankings with tie groups"):
+        average_precision(r, k=2, normalize="retrieved")
+    assert average_precision(r, normalize="retrieved")[0] == pytest.approx(
+        over_orders(ap_written_out, [1, 0, 1], [0, 0, 1], normalize="retrieved"))
+
+
+def ranked_by_scores(rows) -> Rankings:
+    """Queries given as (labels, scores) lists, ranked by score descending with every run of
+    equal scores one tie group (what ties='average' builds)."""
+    cases = []
+    for labels, scores in rows:
+        order = np.argsort(-np.asarray(scores, dtype=float), kind="stable")
+        ranked = [scores[i] for i in order]
+        cases.append(([labels[i] for i in order], [ranked.index(x) for x in ranked]))
+    return tied_many(cases)
+
+
+@given(rows=st.lists(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 4)), min_size=1, max_size=12),
+                     min_size=1, max_size=4))
+@settings(max_examples=100)
+def test_ap_group_end_is_sklearn_average_precision_score(rows):
+    from sklearn.metrics import average_precision_score
+
+    pairs = [([a for a, _ in row], [b for _, b in row]) for row in rows]
+    ours = average_precision(ranked_by_scores(pairs), tied="group_end")
+    for q, (labels, scores) in enumerate(pairs):
+        if any(labels):  # scikit-learn warns and gives 0.0 without a positive label, as rankkit does
+            assert ours[q] == pytest.approx(average_precision_score(labels, scores), abs=1e-12)
+        else:
+            assert ours[q] == 0.0
+
+
+def test_ap_group_end_fixed_against_sklearn():
+    from sklearn.metrics import average_precision_score
+
+    labels, scores = [1, 0, 1, 1, 0, 0], [0.9, 0.9, 0.5, 0.5, 0.5, 0.1]
+    want = average_precision_score(labels, scores)  # (1 * 1/2 + 2 * 3/5) / 3
+    assert want == pytest.approx((1 / 2 + 2 * 3 / 5) / 3, abs=1e-15)
+    assert average_precision(ranked_by_scores([(labels, scores)]), tied="group_end")[0] == pytest.approx(want,
+                                                                                                          abs=1e-15)
+
+
+@pytest.mark.parametrize("metric", [bpref, judged, interpolated_precision, pr_curve])
 def test_ties_average_refused_where_not_linear(metric):
     with pytest.raises(ValueError, match=rf"ties='average' is not supported by {metric.__name__}"):
         metric(tied([1, 0, 1], [0, 0, 1]))

@@ -54,6 +54,10 @@ __all__ = [
 #: AP denominators accepted by :func:`average_precision`.
 NORMALIZATIONS = ("relevant", "retrieved", "min_k")
 
+#: How :func:`average_precision` counts a tie group (``ties="average"``): the exact expected
+#: value over its orders, or at the precision at the group's end (scikit-learn's rule).
+TIED = ("expected", "group_end")
+
 
 # --------------------------------------------------------------------------- helpers
 
@@ -74,6 +78,63 @@ def _prefix_counts(rel: np.ndarray) -> np.ndarray:
     out = np.zeros((rel.shape[0], rel.shape[1] + 1))
     np.cumsum(rel, axis=1, out=out[:, 1:])
     return out
+
+
+# --------------------------------------------------------------------------- tie groups
+
+
+def _tie_groups(r: Rankings, relevant: np.ndarray):
+    """Per rank, its tie group: ``(start, size, n_rel, before)``, the 0-based rank where the
+    group starts (c, the documents above it), how many documents and relevant documents it
+    holds, and the relevant documents above it (h). Groups are runs of equal ids in a row."""
+    n, depth = relevant.shape
+    cols = np.arange(depth)
+    new = np.ones((n, depth), dtype=bool)
+    new[:, 1:] = r.ties[:, 1:] != r.ties[:, :-1]
+    start = np.maximum.accumulate(np.where(new, cols, 0), axis=1)
+    key = (np.arange(n)[:, None] * depth + start).ravel()
+    size = np.bincount(key, minlength=n * depth)[key].reshape(n, depth).astype(np.float64)
+    n_rel = np.bincount(key, weights=relevant.ravel(), minlength=n * depth)[key].reshape(n, depth)
+    before = _prefix_counts(relevant)[np.arange(n)[:, None], start]
+    return start, size, n_rel, before
+
+
+def _expected_precisions(r: Rankings, relevant: np.ndarray) -> np.ndarray:
+    """E[rel_j * P@j] at each rank j over the orders of every tie group (McSherry & Najork
+    2008): a group of n documents, r relevant, below c documents of which h relevant, gives
+    its i-th rank (r / n) * (h + 1 + (i - 1)(r - 1) / (n - 1)) / (c + i)."""
+    start, size, n_rel, before = _tie_groups(r, relevant)
+    i = np.arange(relevant.shape[1]) - start + 1
+    shared = np.divide((i - 1) * (n_rel - 1), size - 1, out=np.zeros_like(size), where=size > 1)
+    return n_rel / size * (before + 1 + shared) / (np.arange(relevant.shape[1]) + 1)
+
+
+def _group_end_precisions(r: Rankings, relevant: np.ndarray, k: int | None) -> np.ndarray:
+    """Each tie group's relevant count times the precision at its last rank, at that rank
+    (scikit-learn's ``average_precision_score``); a group cut by k counts as its expected
+    part above the cut, x = r * m / n of its m ranks there, at precision (h + x) / k."""
+    start, size, n_rel, before = _tie_groups(r, relevant)
+    depth = relevant.shape[1]
+    end = np.ones(relevant.shape, dtype=bool)
+    end[:, :-1] = start[:, 1:] != start[:, :-1]
+    if k is not None and k <= depth:
+        end[:, k - 1] = True
+    ranks = np.arange(depth) + 1
+    x = n_rel * (ranks - start) / size
+    return np.where(end, x * (before + x) / ranks, 0.0)
+
+
+def _expected_first_relevant(r: Rankings, relevant: np.ndarray) -> np.ndarray:
+    """P(rank j holds the first relevant document) over the orders of every tie group: in the
+    first group with r > 0 relevant of n (below only non-relevant ones), its i-th rank is first
+    with probability C(n - i, r - 1) / C(n, r), built as a product rank by rank."""
+    start, size, n_rel, before = _tie_groups(r, relevant)
+    first = (n_rel > 0) & (before == 0)
+    left = size - (np.arange(relevant.shape[1]) - start)  # n - i + 1 documents not yet placed
+    miss = np.where(first, np.maximum(left - n_rel, 0) / left, 1.0)  # rank i not relevant, given
+    reach = np.ones_like(miss)
+    np.cumprod(miss[:, :-1], axis=1, out=reach[:, 1:])  # no relevant one above rank i
+    return np.where(first, reach * n_rel / left, 0.0)
 
 
 # --------------------------------------------------------------------------- counts
@@ -411,6 +472,7 @@ def average_precision(
     normalize: Literal["relevant", "retrieved", "min_k"] = "relevant",
     rel: float = 1,
     n_relevant=None,
+    tied: Literal["expected", "group_end"] = "expected",
 ) -> FloatOrArray:
     """Average precision at cutoff ``k``: the mean of P@i over the relevant ranks i <= k.
 
@@ -440,6 +502,19 @@ def average_precision(
         Relevance threshold: label >= rel is relevant.
     n_relevant : int, array-like of shape (n_queries,) or None, default=None
         R, overriding ``num_relevant(rankings)`` (see :func:`recall`).
+    tied : {"expected", "group_end"}, default="expected"
+        How a tie group counts when the rankings carry them (``ties="average"``; without
+        tie groups both give the same value):
+
+        - ``"expected"``: the exact expected AP over all orders of each group (McSherry &
+          Najork 2008): the i-th rank of a group of n documents, r of them relevant, below
+          c documents of which h are relevant, adds
+          (r / n) * (h + 1 + (i - 1)(r - 1) / (n - 1)) / (c + i) to the sum of precisions.
+        - ``"group_end"``: every relevant document of a group counts at the precision at
+          the group's last rank, (h + r) / (c + n): scikit-learn's
+          ``average_precision_score`` (whose thresholds are the distinct scores). A group
+          cut by ``k`` counts its expected share above the cut, x = r * m / n for its m
+          ranks there, at precision (h + x) / k.
 
     Returns
     -------
@@ -449,7 +524,14 @@ def average_precision(
     Raises
     ------
     ValueError
-        For rankings with tie groups (``ties="average"``): AP is not linear in the labels.
+        For ``normalize="retrieved"`` with a cutoff ``k`` on rankings with tie groups (its
+        denominator, the relevant documents in the top k, then depends on the order).
+
+    References
+    ----------
+    F. McSherry and M. Najork, "Computing Information Retrieval Performance Measures
+    Efficiently in the Presence of Tied Scores", ECIR 2008, LNCS 4956, pp. 414-421,
+    https://doi.org/10.1007/978-3-540-78646-7_38.
 
     Examples
     --------
@@ -462,16 +544,39 @@ def average_precision(
 
     >>> average_precision([0, 0, 1, 1, 1, 1])
     0.525
+
+    Two documents tied at the top, one relevant: the orders [1, 0] and [0, 1] give AP 1
+    and 1/2, so 3/4 expected; scikit-learn's rule counts the relevant one at the
+    group's end, precision 1/2.
+
+    >>> import pandas as pd
+    >>> tied = Rankings(labels=np.array([[1.0, 0.0]]), judged=np.ones((1, 2), bool),
+    ...                 lengths=np.array([2]), ideal=np.array([[1.0, 0.0]]),
+    ...                 n_judged=np.array([2]), query_ids=pd.Index(["q"]), ties=np.array([[0, 0]]))
+    >>> average_precision(tied), average_precision(tied, tied="group_end")
+    (array([0.75]), array([0.5]))
     """
     r = as_rankings(rankings)
     k = check_k(k)
     normalize = check_option(normalize, NORMALIZATIONS, "normalize")
     rel = check_rel(rel)
+    tied = check_option(tied, TIED, "tied")
     n_rel = checked_n_relevant(r, rel, n_relevant)
-    check_no_ties(r, "average_precision", "per_rank")
-    ranks, found = relevant_ranks(_top(r.labels, k) >= rel)[:2]
-    # Summed rank by rank, like trec_eval's loop, so the last digit agrees too.
-    total = rank_sum(precision_at_relevant(ranks))
+    if r.ties is None:
+        ranks, found = relevant_ranks(_top(r.labels, k) >= rel)[:2]
+        # Summed rank by rank, like trec_eval's loop, so the last digit agrees too.
+        total = rank_sum(precision_at_relevant(ranks))
+    else:
+        if normalize == "retrieved" and k is not None:
+            raise ValueError("normalize='retrieved' takes no cutoff k on rankings with tie groups "
+                             "(ties='average'): its denominator would depend on the order; use "
+                             "normalize='relevant' or 'min_k', or k=None")
+        relevant = r.relevant(rel)
+        found = relevant.sum(axis=1)
+        if tied == "expected":
+            total = rank_sum(_top(_expected_precisions(r, relevant), k))
+        else:
+            total = rank_sum(_top(_group_end_precisions(r, relevant, k), k))
     if normalize == "relevant":
         denominator = n_rel
     elif normalize == "retrieved":
@@ -559,12 +664,12 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
     Returns
     -------
     float or ndarray of shape (n_queries,)
-        In [0, 1]; a query with no relevant document scores 0.0.
-
-    Raises
-    ------
-    ValueError
-        For rankings with tie groups (``ties="average"``).
+        In [0, 1]; a query with no relevant document scores 0.0. With tie groups
+        (``ties="average"``), the exact expected value over their orders (McSherry &
+        Najork 2008, see :func:`average_precision`): in the first group holding a relevant
+        document, r of its n, below c documents, its i-th rank is the first relevant one
+        with probability C(n - i, r - 1) / C(n, r), and E[RR@k] is the sum over its ranks
+        c + i <= k of that probability / (c + i).
 
     Examples
     --------
@@ -577,7 +682,9 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
     r = as_rankings(rankings)
     k = check_k(k)
     rel = check_rel(rel)
-    check_no_ties(r, "reciprocal_rank", "per_rank")
+    if r.ties is not None:
+        chance = _expected_first_relevant(r, r.relevant(rel))
+        return r.result(rank_sum(_top(chance / (np.arange(r.depth) + 1), k)))
     relevant = _top(r.labels, k) >= rel
     first = np.argmax(relevant, axis=1) + 1 if relevant.shape[1] else np.ones(r.n_queries, np.int64)
     return r.result(np.where(relevant.any(axis=1), 1.0 / first, 0.0))
