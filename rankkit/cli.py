@@ -211,6 +211,12 @@ def _add_compare(commands: argparse._SubParsersAction) -> None:
                      help="order of equal scores (default: docno, trec_eval's)")
     cmp.add_argument("--format", choices=("text", "markdown", "latex", "csv"), default="text",
                      help="text (default), markdown, latex or csv (every column)")
+    cmp.add_argument("--delta", type=_positive_float, metavar="DIFF",
+                     help="a mean difference worth detecting: adds the queries a paired t-test needs to "
+                          "detect it and the smallest difference it detects with the queries compared "
+                          "(Sakai's topic set size design; default: neither)")
+    cmp.add_argument("--power", type=float, default=0.8,
+                     help="power of --delta's two columns, in (alpha, 1) (default: 0.8)")
     cmp.set_defaults(handler=_cmd_compare)
 
 
@@ -423,6 +429,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
         baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,
         n_resamples=args.resamples, seed=args.seed,
         queries="qrels" if args.judged_queries else "run", ties=args.ties,
+        delta=args.delta, power=args.power,
     )
     if args.format == "markdown":
         out.write(to_markdown(table, mark=_mark(out)) + "\n")

@@ -30,6 +30,10 @@ COLUMNS = [
     "p_value", "p_adjusted", "effect_size", "significant", "n_queries", "wins", "losses",
 ]
 
+#: The columns :func:`rankkit.stats.compare` adds with ``delta``: queries a paired t-test needs
+#: to detect that difference, and the smallest difference it detects with the queries compared.
+POWER_COLUMNS = ["n_needed", "detectable"]
+
 #: Layouts of :func:`to_markdown`, :func:`to_latex` and :func:`to_text`.
 LAYOUTS = ("long", "wide")
 
@@ -112,7 +116,15 @@ def _display_frame(table: pd.DataFrame, digits: int, mark: str,
         "p adj.": [_fmt_p(p, digits) for p in table["p_adjusted"]],
         "d": [_fmt_num(x, 2, sign=True) for x in table["effect_size"]],
     }
+    if all(c in table.columns for c in POWER_COLUMNS):
+        rows["Detectable"] = [_fmt_missing(x, lambda v: _fmt_num(v, digits)) for x in table["detectable"]]
+        rows["Queries needed"] = [_fmt_missing(n, lambda v: str(int(v))) for n in table["n_needed"]]
     return pd.DataFrame(rows)
+
+
+def _fmt_missing(x, fmt) -> str:
+    """``fmt(x)``, or ``n/a`` for a missing value (NaN, pandas' NA)."""
+    return "n/a" if pd.isna(x) else fmt(x)
 
 
 def _wide_frame(table: pd.DataFrame, digits: int, mark: str) -> pd.DataFrame:
@@ -145,8 +157,13 @@ def _note(table: pd.DataFrame, mark: str, layout: str = "long") -> str:
         base = table["baseline"].iloc[0] if len(table) else ""
         return (f"Means; {mark} significantly different from {base} at alpha = {alpha:g} "
                 f"({tests.get(test, test)}, {corr}).")
+    power = ""
+    if "delta" in attrs and all(c in table.columns for c in POWER_COLUMNS):
+        power = (f"; detectable: the smallest difference a paired t-test detects with power "
+                 f"{attrs.get('power', 0.8):g} on these queries; queries needed: to detect {attrs['delta']:g} "
+                 "so")
     return (f"{mark} significant at alpha = {alpha:g} ({tests.get(test, test)}, {corr}); "
-            "d: paired Cohen's d.")
+            f"d: paired Cohen's d{power}.")
 
 
 def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†",
@@ -381,6 +398,8 @@ def style(table: pd.DataFrame, *, digits: int = 4, mark: str = "†"):
         "p_value": lambda p: _fmt_p(p, digits), "p_adjusted": lambda p: _fmt_p(p, digits),
         "effect_size": lambda x: _fmt_num(x, 2, sign=True),
         "significant": lambda s: mark if s else "",
+        "detectable": lambda x: _fmt_missing(x, num),
+        "n_needed": lambda n: _fmt_missing(n, lambda v: str(int(v))),
     }
     sig = table["significant"].to_numpy()
 

@@ -522,3 +522,75 @@ def test_zscores_at_the_edges_of_doubles(tmp_path, files):
     assert status == 0
     assert "Zgm_map                \tall\t   inf\n" in out  # %6.4f of inf
     assert "ZP_5                   \tq1\t-0.0000\n" in out and "ZP_5                   \tall\t0.0000\n" in out
+
+
+# ------------------------------------------------------------------ compare --delta
+
+
+@pytest.fixture
+def three_runs(tmp_path, monkeypatch) -> None:
+    """qrels.txt and bm25.run, dense.run over 12 queries whose AP differences vary."""
+    qrels = "".join(f"q{i:02d} 0 d{j} {int(j < 3)}\n" for i in range(12) for j in range(8))
+    (tmp_path / "qrels.txt").write_text(qrels)
+    for name, shift in (("bm25", 0), ("dense", 1)):
+        run = "".join(f"q{i:02d} Q0 d{(j + shift * i) % 8} {j + 1} {8 - j} {name}\n"
+                      for i in range(12) for j in range(8))
+        (tmp_path / f"{name}.run").write_text(run)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_compare_delta_adds_the_queries_needed_and_the_detectable_difference(three_runs):
+    import pandas as pd
+
+    from rankkit.report import COLUMNS
+    from rankkit.stats import compare, queries_needed
+
+    status, csv = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "map", "--delta", "0.05",
+                          "--format", "csv")
+    assert status == 0
+    frame = pd.read_csv(io.StringIO(csv))
+    assert list(frame.columns) == COLUMNS + ["n_needed", "detectable"]
+    table = compare("qrels.txt", {"bm25": "bm25.run", "dense": "dense.run"}, "map")
+    runs = {name: rk_evaluate(f"{name}.run") for name in ("bm25", "dense")}
+    plan = queries_needed((runs["dense"] - runs["bm25"]).to_numpy(), delta=0.05)
+    assert frame["n_needed"].iloc[0] == plan.n_needed > 12
+    assert frame["detectable"].iloc[0] == pytest.approx(plan.detectable, rel=1e-12)
+    assert frame["diff"].iloc[0] == pytest.approx(table["diff"].iloc[0], rel=1e-12)
+
+    status, text = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "map", "--delta", "0.05",
+                           "--power", "0.9")
+    lines = text.splitlines()
+    assert status == 0 and lines[0].split()[-3:] == ["Detectable", "Queries", "needed"]
+    more = queries_needed((runs["dense"] - runs["bm25"]).to_numpy(), delta=0.05, power=0.9)
+    assert lines[1].split()[-2:] == [f"{more.detectable:.4f}", str(more.n_needed)]
+    assert lines[-1].endswith("with power 0.9 on these queries; queries needed: to detect 0.05 so.")
+
+    status, md = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "map", "--delta", "0.05",
+                         "--format", "markdown")
+    assert status == 0 and md.splitlines()[0].endswith("| Detectable | Queries needed |")
+
+
+def rk_evaluate(run: str):
+    from rankkit import evaluate
+
+    return evaluate("qrels.txt", run, ["map"])["map"]
+
+
+def test_compare_without_delta_prints_what_it_printed(three_runs):
+    status, text = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "map")
+    assert status == 0 and "Detectable" not in text and "queries needed" not in text
+    assert text.splitlines()[0].split()[-1] == "d"
+    status, csv = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "map", "--format", "csv")
+    assert csv.splitlines()[0].endswith(",n_queries,wins,losses")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--delta", "0"], "argument --delta: expected a positive number, got '0'"),
+    (["--delta", "x"], "argument --delta: expected a positive number, got 'x'"),
+    (["--delta", "0.01", "--power", "0.04"], "power must be greater than alpha"),
+    (["--delta", "0.01", "--power", "1.5"], r"power must be in (0, 1), got 1.5"),
+])
+def test_compare_delta_errors_exit_2(three_runs, capsys, argv, message):
+    status, out = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "map", *argv)
+    assert status == 2 and out == ""
+    assert message in capsys.readouterr().err
