@@ -20,6 +20,7 @@ from rankkit.metrics.binary import (  # noqa: I001
     STANDARD_RECALL_LEVELS,
     average_precision,
     bpref,
+    fallout,
     interpolated_precision,
     interpolated_precision_average,
     judged,
@@ -631,6 +632,74 @@ def test_no_ties_rankings_unaffected():
     r = tied([0, 1, 0], [0, 1, 2])  # every group a single document: no randomness
     assert success(r, k=1)[0] == 0.0 and success(r, k=2)[0] == 1.0
     assert precision(r, k=2)[0] == 0.5
+
+
+# --------------------------------------------------------------------------- fall-out
+
+
+def test_fallout_by_hand():
+    # 3 non-relevant of 5 documents; the top 3 holds 2 of them
+    assert fallout([1, 0, 0, 1, 0], k=3) == pytest.approx(2 / 3, abs=1e-15)
+    assert fallout([1, 0, 0, 1, 0]) == 1.0  # the whole list retrieves every one
+    assert fallout([1, 0, 0, 1, 0], k=1) == 0.0
+    assert fallout([2, 1, 0], k=2, rel=2) == 0.5  # rel=2: label 1 is not relevant
+    assert fallout([[1, 1], [0, 1]], k=1).tolist() == [0.0, 1.0]  # no non-relevant document: 0.0
+    # N from a caller: 4 judged non-relevant documents, one of them in the top 2
+    assert fallout([1, 0, 1], k=2, n_nonrelevant=4) == 0.25
+
+
+def test_fallout_counts_judged_documents_only():
+    # retrieved: rel 1, unjudged, non-relevant, "pooled but not judged" (-1); not retrieved:
+    # two judged non-relevant and one relevant, so N = 3
+    r = make_rankings([([1, None, 0, -1], [0, 0, 1])])
+    assert r.n_judged[0] == 5
+    assert fallout(r, k=2)[0] == 0.0
+    assert fallout(r, k=3)[0] == pytest.approx(1 / 3, abs=1e-15)
+    assert fallout(r)[0] == pytest.approx(1 / 3, abs=1e-15)
+
+
+def test_fallout_is_one_minus_the_specificity_of_the_top_k():
+    labels = [1, 0, 1, 0, 0, 1, 0, 0]
+    for k in range(1, 10):
+        top = labels[:k]
+        retrieved_nonrel = sum(1 for x in top if x == 0)
+        not_retrieved_nonrel = sum(1 for x in labels[k:] if x == 0)
+        specificity = not_retrieved_nonrel / (retrieved_nonrel + not_retrieved_nonrel)
+        assert fallout(labels, k=k) == pytest.approx(1 - specificity, abs=1e-15)
+
+
+@pytest.mark.parametrize("labels, groups", TIE_CASES)
+def test_fallout_under_ties_is_the_exact_expectation(labels, groups):
+    r = tied(labels, groups)
+    for k in (1, 2, 3, 4, 5, 8, None):
+        assert fallout(r, k=k)[0] == pytest.approx(brute_force(fallout, labels, groups, k=k), abs=1e-12)
+
+
+def test_fallout_errors():
+    with pytest.raises(ValueError, match=r"n_nonrelevant must be at least the number of judged non-relevant"):
+        fallout([0, 0, 1], n_nonrelevant=1)
+    with pytest.raises(ValueError, match=r"n_nonrelevant must be a non-negative integer, got -1"):
+        fallout([0, 1], n_nonrelevant=-1)
+    with pytest.raises(ValueError, match=r"k must be a positive integer or None, got 0"):
+        fallout([0, 1], k=0)
+
+
+@pytest.mark.oracle
+@pytest.mark.slow  # importing torch
+@given(rows=st.lists(st.lists(st.tuples(st.booleans(), st.integers(0, 1000)), min_size=1, max_size=12,
+                              unique_by=lambda t: t[1]), min_size=1, max_size=4),
+       k=st.one_of(st.none(), st.integers(1, 14)))
+@settings(max_examples=60)
+def test_fallout_matches_torchmetrics_retrieval_fall_out(rows, k):
+    torch = pytest.importorskip("torch")
+    from torchmetrics.functional.retrieval import retrieval_fall_out
+
+    for labels, scores in ([[a for a, _ in row], [b for _, b in row]] for row in rows):
+        order = np.argsort(-np.asarray(scores), kind="stable")
+        ours = fallout([int(labels[i]) for i in order], k=k)
+        theirs = retrieval_fall_out(torch.tensor(scores, dtype=torch.float64) / 1000, torch.tensor(labels),
+                                    top_k=k)
+        assert ours == pytest.approx(float(theirs), rel=1e-7)  # torchmetrics divides in float32
 
 
 # --------------------------------------------------------------------------- errors

@@ -30,6 +30,7 @@ import numpy as np
 
 from .._validation import (
     check_k,
+    check_n_relevant,
     check_no_ties,
     check_option,
     check_rel,
@@ -48,7 +49,7 @@ __all__ = [
     "precision", "recall", "r_precision", "success", "average_precision",
     "reciprocal_rank", "bpref", "judged", "num_retrieved", "num_relevant",
     "num_relevant_retrieved", "interpolated_precision", "pr_curve", "relative_precision",
-    "num_nonrelevant_judged_retrieved", "interpolated_precision_average", "yaap",
+    "num_nonrelevant_judged_retrieved", "interpolated_precision_average", "yaap", "fallout",
 ]
 
 #: AP denominators accepted by :func:`average_precision`.
@@ -407,6 +408,72 @@ def relative_precision(rankings: RankingsLike, *, k: int | None = None, rel: flo
     rel = check_rel(rel)
     best = np.minimum(r.lengths if k is None else k, r.n_relevant(rel))
     return r.result(ratio(_hits(r, rel, k), best))
+
+
+def fallout(
+    rankings: RankingsLike, *, k: int | None = None, rel: float = 1, n_nonrelevant=None
+) -> FloatOrArray:
+    """Fall-out at cutoff ``k``: the fraction of the query's judged non-relevant documents
+    that the top ``k`` retrieves.
+
+    Fallout@k = (judged documents with label < rel in the top k) / N, N the query's judged
+    non-relevant documents, retrieved or not; the false-positive rate of the top k, where
+    recall is its true-positive rate. Lower is better. It is torchmetrics'
+    ``retrieval_fall_out`` (``torchmetrics/functional/retrieval/fall_out.py``, torchmetrics
+    1.9), which also gives 0.0 to a query without a non-relevant document; its class
+    ``RetrievalFallOut`` gives such a query 1.0 by default (``empty_target_action="pos"``).
+
+    Parameters
+    ----------
+    rankings : Rankings or array-like of shape (n_queries, depth)
+        Labels in rank order; unjudged documents (and labels < 0 in a qrels file) count
+        neither in the top k nor in N. A bare array counts every position as judged.
+    k : int or None, default=None
+        Cutoff; ``None`` uses the whole list.
+    rel : float, default=1
+        Relevance threshold: label >= rel is relevant, any other judged label is not.
+    n_nonrelevant : int, array-like of shape (n_queries,) or None, default=None
+        N, overriding the judged count: for bare lists that hold only the retrieved labels
+        while more non-relevant documents were judged. It may not be smaller than the
+        non-relevant labels in the list.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; 0.0 for a query without a judged non-relevant document. With tie groups
+        (``ties="average"``), the exact expected value over their orders.
+
+    Examples
+    --------
+    torchmetrics' example: scores 0.2, 0.3, 0.5 for labels 1, 0, 1, so the order is 1, 0, 1
+    and the top 2 holds the one non-relevant document.
+
+    >>> fallout([1, 0, 1], k=2)
+    1.0
+    >>> fallout([[0, 1, 0, 1], [1, 1]], k=1, n_nonrelevant=[4, 2])
+    array([0.25, 0.  ])
+    """
+    r = as_rankings(rankings)
+    k = check_k(k)
+    rel = check_rel(rel)
+    nonrelevant = r.judged & ~r.relevant(rel) & (np.arange(r.depth) < r.lengths[:, None])
+    found = nonrelevant.sum(axis=1)
+    override = check_n_relevant(n_nonrelevant, r.n_queries, "n_nonrelevant")
+    if override is None:
+        n_nonrel = r.n_judged - r.n_relevant(rel)
+    elif np.any(override < found):
+        i = int(np.argmax(override < found))
+        raise ValueError(
+            f"n_nonrelevant must be at least the number of judged non-relevant labels in the ranking; "
+            f"query {r.query_ids[i]!r} has {int(found[i])} but n_nonrelevant={int(override[i])}"
+        )
+    else:
+        n_nonrel = override
+    if r.ties is None:
+        count = _top(nonrelevant, k).sum(axis=1)
+    else:
+        count = rank_sum(_top(r.expected(nonrelevant.astype(np.float64)), k))
+    return r.result(ratio(count, n_nonrel))
 
 
 def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatOrArray:
