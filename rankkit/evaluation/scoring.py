@@ -100,6 +100,7 @@ def score(
         columns = {c: m if isinstance(m, Metric) else parse_metric(m) for c, m in metrics.items()}
     else:
         columns = expand_metrics(metrics)
+    refuse_score_metrics(columns)
     if rel is not None:
         rel = check_rel(rel)
     return _score(r, columns, _defaults(r, rel, max_grade, n_docs))
@@ -267,11 +268,29 @@ def evaluate(
     """
     settings = Settings(ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only, n_docs=n_docs,
                         max_grade=max_grade, columns=columns, memory=memory, progress=progress)
-    specs = expand_metrics(metrics)  # bad specs fail before any file is read
+    specs = refuse_score_metrics(expand_metrics(metrics))  # bad specs fail before any file is read
     table, unscored = per_query_table(read_qrels(qrels, columns=columns), run,
                                       lambda r, s: _score_with(r, specs, s), settings)
     table.attrs |= {"unscored": unscored, "queries": settings.queries, "ties": settings.ties}
     return table
+
+
+def refuse_score_metrics(columns: dict[str, Metric]) -> dict[str, Metric]:
+    """``columns``, unless a metric takes the model's scores (AUC, GAUC, PNR, MSE, MAE): a run
+    gives ranked documents, and those metrics need each document's label and score.
+
+    Examples
+    --------
+    >>> refuse_score_metrics(expand_metrics(["AUC"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: metric AUC needs the model's scores: use rk.evaluate_scores(labels, scores, query, ["AUC"])
+    """
+    for column, metric in columns.items():
+        if metric.info.scores:
+            raise ValueError(f"metric {column} needs the model's scores: use "
+                             f'rk.evaluate_scores(labels, scores, query, ["{column}"])')
+    return columns
 
 
 def _score_with(r: Rankings, columns: dict[str, Metric], settings: Settings) -> pd.DataFrame:

@@ -35,9 +35,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._validation import check_option, check_rel
+from ..rankings import Rankings
+from ._numerics import query_sum
 from ._paired_values import FloatOrArray, Rows, as_pair, as_rows
 
-__all__ = ["PairCounts", "pair_counts", "inversions", "pnr", "kendall_tau", "kendall_distance", "auc"]
+__all__ = ["PairCounts", "pair_counts", "inversions", "pnr", "kendall_tau", "kendall_distance", "auc", "gauc",
+           "GAUC_WEIGHTS"]
 
 # Lists up to this length compare all pairs by broadcasting; longer ones use the merge sort.
 _BROADCAST_MAX_LEN = 16
@@ -177,14 +180,40 @@ def _scored_pair_counts(labels: Any, scores: Any) -> tuple[Rows, np.ndarray, np.
     scores and different labels counts 1/2 to each of concordant and discordant (its
     expected count over the two orders the tie allows).
     """
-    rl, rs = as_pair(labels, scores, "labels", "scores")
+    rl, rs = _scored_rows(labels, scores)
     concordant, discordant, tied_scores, tied_labels, tied_both = _pair_stats(rs.values, rl.values, rl.lengths)
     half = (tied_scores - tied_both) / 2
     return rl, concordant + half, discordant + half, tied_labels
 
 
+def _rank_scores(r: Rankings) -> Rows:
+    """Scores that rank the documents of ``r`` as they stand: minus the rank, where the ranks
+    of a tie group (``Rankings.ties``) all take the rank of the group's first document."""
+    n, depth = r.labels.shape
+    position = np.broadcast_to(np.arange(depth, dtype=np.float64), (n, depth))
+    if r.ties is not None:  # a group's id is the flat index of its first rank
+        position = (r.ties - np.arange(n, dtype=np.int64)[:, None] * depth).astype(np.float64)
+    return Rows(-position, r.lengths.astype(np.int64), r.scalar)
+
+
+def _scored_rows(labels: Any, scores: Any) -> tuple[Rows, Rows]:
+    """Labels and scores as rows of the same shape; ``scores=None`` takes the order of a
+    :class:`Rankings` (its tie groups tied) or of labels in rank order."""
+    if scores is not None:
+        return as_pair(labels, scores, "labels", "scores")
+    r = labels if isinstance(labels, Rankings) else None
+    rl = as_rows(labels, "labels")
+    if r is None:
+        width = rl.values.shape[1]
+        position = np.broadcast_to(np.arange(width, dtype=np.float64), rl.values.shape)
+        return rl, rl._replace(values=-position)
+    width = int(rl.lengths.max()) if rl.lengths.size else 0
+    rs = _rank_scores(r)
+    return rl._replace(values=rl.values[:, :width]), rs._replace(values=rs.values[:, :width])
+
+
 def _counts(labels: Any, scores: Any) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray]:
-    if scores is None:
+    if scores is None and not (isinstance(labels, Rankings) and labels.ties is not None):
         return _label_pair_counts(labels)
     return _scored_pair_counts(labels, scores)
 
@@ -459,7 +488,7 @@ def kendall_distance(a: Any, b: Any, *, normalize: bool = False) -> FloatOrArray
     return ra.result(discordant)
 
 
-def auc(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
+def auc(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
     """Area under the ROC curve of each query: the fraction of (positive, negative) pairs
     whose positive document has the higher score.
 
@@ -469,10 +498,14 @@ def auc(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
 
     Parameters
     ----------
-    labels : array-like of shape (L,) or (n_queries, L), or list of lists
+    labels : array-like of shape (L,) or (n_queries, L), list of lists, or Rankings
         Relevance labels (any finite numbers); a document is positive if ``label >= rel``.
-    scores : array-like, same shape as ``labels``
+        In rank order when ``scores`` is None.
+    scores : array-like, same shape as ``labels``, or None, default=None
         Model scores, higher meaning more relevant (any finite numbers, e.g. p in [0, 1]).
+        None: the documents are ranked as ``labels`` lists them, the first highest; the
+        tie groups of a :class:`~rankkit.Rankings` (``ties="average"``) count as equal
+        scores, so a Rankings of model scores gives the AUC of those scores.
     rel : float, default=1
         Relevance threshold. Wang Shusen's slides merge the grades 高/中 into y = 1 and
         低/无 into y = 0: with grades 3, 2, 1, 0 that is ``rel=2``.
@@ -489,6 +522,7 @@ def auc(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
     -----
     Wang Shusen's slides use AUC as the pointwise offline metric of a relevance model.
     O(L log L) per query; all queries are ranked at once (``scipy.stats.rankdata(axis=1)``).
+    :func:`gauc` averages it over queries with weights.
 
     Examples
     --------
@@ -498,9 +532,18 @@ def auc(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
     0.8333333333333334
     >>> auc([[1, 0, 1], [0, 0, 0]], [[0.5, 0.5, 0.2], [0.1, 0.2, 0.3]])
     array([0.25, nan])
+    >>> auc([1, 0, 1, 0])  # in rank order: 3 of the 4 pairs have the positive first
+    0.75
     """
     rel = check_rel(rel)
-    rl, rs = as_pair(labels, scores, "labels", "scores")
+    rl, rs = _scored_rows(labels, scores)
+    u, pairs = _mann_whitney(rl, rs, rel)
+    out = np.divide(u, pairs, out=np.full(pairs.shape, np.nan), where=pairs > 0)
+    return rl.result(out)
+
+
+def _mann_whitney(rl: Rows, rs: Rows, rel: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, U (positive-negative pairs in order, ties 1/2) and the number of such pairs."""
     valid = np.arange(rl.values.shape[1]) < rl.lengths[:, None]
     positive = (rl.values >= rel) & valid
     n_pos = positive.sum(axis=1)
@@ -510,7 +553,92 @@ def auc(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
 
     ranks = rankdata(np.where(valid, rs.values, np.inf), axis=1) if valid.size else np.zeros(valid.shape)
     u = np.where(positive, ranks, 0.0).sum(axis=1) - n_pos * (n_pos + 1) / 2
-    pairs = (n_pos * n_neg).astype(np.float64)
-    out = np.divide(u, pairs, out=np.full(pairs.shape, np.nan), where=pairs > 0)
-    return rl.result(out)
+    return u, (n_pos * n_neg).astype(np.float64)
 
+
+#: The weights of :func:`gauc`: each query's number of documents (rows, impressions),
+#: one per query, its number of positives (clicks), or its number of (positive,
+#: negative) pairs.
+GAUC_WEIGHTS = ("rows", "queries", "positives", "pairs")
+
+
+def gauc(labels: Any, scores: Any = None, *, weights: Any = "rows", rel: float = 1) -> float:
+    """Group AUC: the AUC of each query (or user), averaged with weights.
+
+    GAUC = sum_q w_q AUC_q / sum_q w_q over the queries q that have both a positive and a
+    negative document; a query of one class has no AUC and is left out (of the sum and of
+    the weights).
+
+    Parameters
+    ----------
+    labels : array-like of shape (L,) or (n_queries, L), list of lists, or Rankings
+        Relevance labels, one row per query; positive if ``label >= rel`` (see :func:`auc`).
+    scores : array-like, same shape as ``labels``, or None, default=None
+        Model scores; None ranks as ``labels`` lists them (see :func:`auc`).
+    weights : {"rows", "queries", "positives", "pairs"} or array-like of shape (n_queries,), default="rows"
+        w_q: the query's number of documents (impressions, as Zhou et al. weight users),
+        1 (every query alike), its number of positives (clicks), its number of (positive,
+        negative) pairs (which makes GAUC the pooled Mann-Whitney statistic of the pairs
+        within queries), or one non-negative finite weight per query.
+    rel : float, default=1
+        Relevance threshold.
+
+    Returns
+    -------
+    float
+        In [0, 1]; ``nan`` when no query has both classes (or their weights sum to 0).
+
+    Notes
+    -----
+    Zhou et al. 2018, "Deep Interest Network for Click-Through Rate Prediction" (KDD,
+    https://arxiv.org/abs/1706.06978), define GAUC as the mean of per-user AUC weighted by
+    each user's number of impressions, after Zhu et al. 2017, "Optimized Cost per Click in
+    Taobao Display Advertising" (KDD, https://arxiv.org/abs/1703.02091). The sums run one
+    query at a time, in query order.
+
+    Examples
+    --------
+    Two queries: AUC 1 over 3 documents and 0.5 over 2; the third has one class.
+
+    >>> labels = [[1, 0, 0], [1, 0], [0, 0]]
+    >>> scores = [[0.9, 0.2, 0.1], [0.5, 0.5], [0.3, 0.1]]
+    >>> round(gauc(labels, scores), 4), gauc(labels, scores, weights="queries")
+    (0.8, 0.75)
+    >>> gauc(labels, scores, weights=[1, 3, 7])
+    0.625
+    """
+    rel = check_rel(rel)
+    rl, rs = _scored_rows(labels, scores)
+    u, pairs = _mann_whitney(rl, rs, rel)
+    w = _gauc_weights(weights, rl, pairs, rel)
+    both = pairs > 0
+    values = np.divide(u, pairs, out=np.zeros(pairs.shape), where=both)
+    total = float(query_sum(np.where(both, w, 0.0)))
+    if total <= 0:
+        return float("nan")
+    return float(query_sum(np.where(both, w * values, 0.0))) / total
+
+
+def _gauc_weights(weights: Any, rl: Rows, pairs: np.ndarray, rel: float) -> np.ndarray:
+    """One weight per row of ``rl``: a named choice of :data:`GAUC_WEIGHTS` or given."""
+    n = len(rl.lengths)
+    if isinstance(weights, str):
+        weights = check_option(weights, GAUC_WEIGHTS, "weights")
+        if weights == "rows":
+            return rl.lengths.astype(np.float64)
+        if weights == "queries":
+            return np.ones(n)
+        if weights == "pairs":
+            return pairs
+        valid = np.arange(rl.values.shape[1]) < rl.lengths[:, None]
+        return ((rl.values >= rel) & valid).sum(axis=1).astype(np.float64)
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"weights must be one of {', '.join(GAUC_WEIGHTS)} or one number per query, "
+                         f"got {type(weights).__name__}") from None
+    if w.shape != (n,):
+        raise ValueError(f"weights must hold one number per query ({n}), got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("weights must be finite and non-negative")
+    return w

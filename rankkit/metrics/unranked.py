@@ -21,14 +21,22 @@ from typing import Any
 
 import numpy as np
 
+from ..rankings import Rankings
 from ._numerics import rank_sum
-from ._paired_values import FloatOrArray, as_pair
+from ._paired_values import FloatOrArray, as_pair, as_rows
 
 __all__ = ["mse", "mae"]
 
 
 def _mean_error(y_true: Any, y_pred: Any, power: int) -> FloatOrArray:
-    rt, rp = as_pair(y_true, y_pred, "y_true", "y_pred")
+    if isinstance(y_true, Rankings):  # predictions padded as the Rankings' labels
+        rt, rp = as_rows(y_true, "y_true"), as_rows(y_pred, "y_pred")
+        if rp.values.shape != rt.values.shape or rp.scalar != rt.scalar:
+            raise ValueError(f"y_pred must have the shape of the Rankings' labels {rt.values.shape}, "
+                             f"got {rp.values.shape}")
+        rp = rp._replace(lengths=rt.lengths)
+    else:
+        rt, rp = as_pair(y_true, y_pred, "y_true", "y_pred")
     valid = np.arange(rt.values.shape[1]) < rt.lengths[:, None]
     error = np.abs(rt.values - rp.values)
     if power == 2:
@@ -45,10 +53,12 @@ def mse(y_true: Any, y_pred: Any) -> FloatOrArray:
 
     Parameters
     ----------
-    y_true : array-like of shape (n,) or (n_queries, n), or list of lists
-        True relevance (any finite numbers); rows may be ragged.
+    y_true : array-like of shape (n,) or (n_queries, n), list of lists, or Rankings
+        True relevance (any finite numbers); rows may be ragged. A Rankings gives its
+        labels and lengths.
     y_pred : array-like, same shape as ``y_true``
-        Predicted relevance.
+        Predicted relevance (for a Rankings: a matrix of the shape of its labels, the
+        padding ignored).
 
     Returns
     -------
@@ -84,8 +94,8 @@ def mae(y_true: Any, y_pred: Any) -> FloatOrArray:
 
     Parameters
     ----------
-    y_true : array-like of shape (n,) or (n_queries, n), or list of lists
-        True relevance (any finite numbers); rows may be ragged.
+    y_true : array-like of shape (n,) or (n_queries, n), list of lists, or Rankings
+        True relevance (any finite numbers); rows may be ragged (a Rankings: as :func:`mse`).
     y_pred : array-like, same shape as ``y_true``
         Predicted relevance.
 

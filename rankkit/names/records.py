@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import binary, cwl, graded, incomplete, overlap, set_based
+from .._validation import check_option
+from ..metrics import binary, cwl, graded, incomplete, overlap, pairwise, set_based, unranked
 from . import parameters as P
 from .parameters import Param
 from .trec_eval import (
@@ -56,10 +57,14 @@ class MetricInfo:
         with ``n_docs``, ``evaluate(n_docs=...)`` (trec_eval ``-N``).
     cutoff : bool
         Whether the spec takes ``@k`` (passed as ``k=``).
-    aggregate : {"mean", "sum", "gmean", "first", "none"}
+    aggregate : {"mean", "sum", "gmean", "first", "none", "rows", "pairs", "weighted"}
         The ``all`` line: the mean over queries; the sum (counts, printed as integers);
         the geometric mean with trec_eval's floor 1e-5 (gm_map); the run's value (runid);
-        none (relstring).
+        none (relstring). The metrics of model scores (``scores``) aggregate in
+        :func:`rankkit.evaluation.evaluate_scores`: over every row of every query at once
+        (``rows``: AUC, MSE, MAE), over the pairs of documents within each query
+        (``pairs``: PNR, concordant over discordant), or as a weighted mean of the
+        per-query values (``weighted``: GAUC).
     kind : {"float", "int", "str"}
         How a value prints.
     summary_only : bool
@@ -82,6 +87,10 @@ class MetricInfo:
         Other rankkit names for it (``MRR``, ``recip_rank``).
     ir_measures : tuple of str
         ir_measures' names for it (``nDCG``, ``NDCG``).
+    scores : bool
+        It takes the model's scores themselves, not only the order they give (AUC, GAUC,
+        PNR, MSE, MAE): :func:`rankkit.evaluation.evaluate_scores` computes it from labels
+        and scores; :func:`rankkit.evaluate`, given a run's ranked documents, refuses it.
     """
 
     name: str
@@ -98,6 +107,7 @@ class MetricInfo:
     batch: Callable[..., np.ndarray] | None = None
     aliases: tuple[str, ...] = ()
     ir_measures: tuple[str, ...] = ()
+    scores: bool = False
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -144,6 +154,15 @@ def _run_name(rankings) -> np.ndarray:
 
 
 _REL = (P.REL,)
+_GAUC_WEIGHTS = P.Param("weights", "text", "rows",
+                        "weight of a query's AUC: its documents, 1, its positives, or its (positive, negative) pairs",
+                        lambda value: check_option(value, pairwise.GAUC_WEIGHTS, "weights"),
+                        choices=pairwise.GAUC_WEIGHTS)
+_LABEL_TIES = P.Param("label_ties", "text", "ignore",
+                      "pairs with equal labels: left out, or counted concordant (Wang Shusen's slides)",
+                      lambda value: check_option(value, pairwise.PNR_LABEL_TIES, "label_ties"),
+                      choices=pairwise.PNR_LABEL_TIES)
+_SCORES = {"cutoff": False, "scores": True}
 _DCG = (P.GAIN, P.DISCOUNT, P.BASE)
 _COUNT = {"cutoff": False, "aggregate": "sum", "kind": "int"}
 _CWL = {"data_max_grade": True}
@@ -265,6 +284,19 @@ _RECORDS = (
                summary="static Bejeweled Player Model: stop at gain T or k documents (Zhang et al. 2017)", **_CWL),
     MetricInfo("Compat", overlap.compatibility, (P.COMPAT_P, P.COMPAT_NORMALIZE), cutoff=False,
                ir_measures=("Compat",), summary="compatibility: RBO with the ideal ranking (Clarke et al. 2021)"),
+    # metrics of the model's scores (evaluate_scores): labels and scores row by row
+    MetricInfo("AUC", pairwise.auc, _REL, aggregate="rows", summary="area under the ROC curve of a query's "
+               "scores (all: over every row at once; evaluate_scores only)", **_SCORES),
+    MetricInfo("GAUC", pairwise.gauc, (_GAUC_WEIGHTS, P.REL), aggregate="weighted",
+               summary="group AUC: each query's AUC, averaged with weights (Zhou et al. 2018; evaluate_scores only)",
+               **_SCORES),
+    MetricInfo("PNR", pairwise.pnr, (_LABEL_TIES,), aggregate="pairs",
+               summary="positive-to-negative ratio: concordant over discordant pairs (evaluate_scores only)",
+               **_SCORES),
+    MetricInfo("MSE", unranked.mse, (), aggregate="rows",
+               summary="mean squared error of the scores against the labels (evaluate_scores only)", **_SCORES),
+    MetricInfo("MAE", unranked.mae, (), aggregate="rows",
+               summary="mean absolute error of the scores against the labels (evaluate_scores only)", **_SCORES),
 )
 
 #: Every metric ``evaluate`` knows: canonical name -> its record.

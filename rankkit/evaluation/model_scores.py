@@ -1,0 +1,421 @@
+"""``evaluate_scores``: a model's predictions as learning-to-rank code holds them -- three 1-D
+arrays of labels, scores and query ids, rows in any order -- scored per query.
+
+NumPy arrays, lists and pandas Series take the NumPy path here: the rows are sorted by
+query, score (descending) and label, laid out as a :class:`~rankkit.Rankings` (every row
+judged), and every rank metric is computed by the registry's functions, the ones
+:func:`rankkit.evaluate` calls, so the values are those of ``evaluate`` on the same data
+to the last bit. The metrics of the scores themselves (AUC, GAUC, PNR, MSE, MAE) come from
+:mod:`rankkit.metrics.pairwise` and :mod:`rankkit.metrics.unranked`. Arrays of another
+library that ``array_api_compat`` knows (JAX, torch, CuPy, array-api-strict) are checked
+here and scored by :mod:`rankkit.evaluation.array_api` in that library, on their device.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_option, check_rel
+from ..join import outside_rankkit
+from ..metrics import pairwise, unranked
+from ..metrics._numerics import query_sum
+from ..names import Metric, expand_metrics
+from ..rankings import Rankings
+from .arrays import aggregate_column, defaults, score_values
+from .score_table import ScoreTable
+
+__all__ = ["evaluate_scores", "ScoreTable", "SCORE_TIES", "RETRIEVED", "DEFAULT_METRICS"]
+
+#: The metrics of :func:`evaluate_scores` when none are named.
+DEFAULT_METRICS = ("nDCG@10", "AUC", "GAUC", "PNR")
+#: How documents with equal scores are ordered: every order alike (the expected value over
+#: all orders of each tied group), or labels ascending / descending (the worst / best case).
+SCORE_TIES = ("average", "pessimistic", "optimistic")
+#: Which rows count as retrieved: all, or only those scored above 0 (torchmetrics).
+RETRIEVED = ("all", "positive")
+
+
+def evaluate_scores(
+    labels: Any,
+    scores: Any,
+    query: Any = None,
+    metrics: str | Metric | Iterable[str | Metric] = DEFAULT_METRICS,
+    *,
+    ties: str = "average",
+    rel: float = 1,
+    weights: Any = "rows",
+    retrieved: str = "all",
+) -> ScoreTable:
+    """Score a model's predictions per query: labels, scores and query ids as 1-D arrays.
+
+    Each query's rows are ranked by score, highest first, and every metric is computed
+    per query, as :func:`rankkit.evaluate` computes it from a run and its judgments (every
+    row is a judged document). Rows may come in any order, a query's rows scattered.
+
+    Parameters
+    ----------
+    labels : 1-D array-like of shape (n_rows,)
+        Relevance labels (finite, >= 0; graded or 0/1), as LightGBM, XGBoost and
+        scikit-learn hold them.
+    scores : 1-D array-like of shape (n_rows,)
+        The model's scores (finite), higher meaning more relevant.
+    query : 1-D array-like of shape (n_rows,) of integer or string ids, or None, default=None
+        The query (group, user) of each row; None: all rows are one query (id 0).
+        LightGBM's and XGBoost's ``group`` sizes become ids with
+        ``np.repeat(np.arange(len(group)), group)``.
+    metrics : spec, Metric, or a list of them, default=("nDCG@10", "AUC", "GAUC", "PNR")
+        Any registry metric (see :func:`rankkit.parse_metric`): rank metrics (``nDCG@10``,
+        ``AP``, ``P@5``, ``RR``, ...) and the metrics of scores: ``AUC``, ``GAUC``
+        (``GAUC(weights='queries')``), ``PNR``, ``MSE``, ``MAE``. ``runid`` and
+        ``relstring`` (text, not numbers) are refused.
+    ties : {"average", "pessimistic", "optimistic"}, default="average"
+        Documents with equal scores: ``"average"`` reports the exact expected value over
+        all orders of each tied group (as ``sklearn.metrics.ndcg_score``; AUC and PNR count
+        a tied pair 1/2); ``"pessimistic"`` orders them labels ascending (worst case),
+        ``"optimistic"`` descending (best case). Metrics that are not linear in the labels
+        (AP, ERR, the C/W/L metrics except SDCG ...) refuse ``"average"`` when a query has
+        tied scores, and take it when none has.
+    rel : float, default=1
+        Relevance level of the binary metrics and of AUC/GAUC (positive: label >= rel),
+        as :func:`rankkit.evaluate`'s ``rel``; a spec's own ``rel=`` wins.
+    weights : {"rows", "queries", "positives", "pairs"} or array-like of shape (n_queries,), default="rows"
+        GAUC's weight of each query's AUC (see :func:`rankkit.metrics.pairwise.gauc`);
+        an array is in the order of the sorted query ids. A spec's ``weights=`` wins.
+    retrieved : {"all", "positive"}, default="all"
+        ``"positive"``: a row scored 0 or less is not retrieved: it keeps its rank but
+        counts as not relevant in the ranking (the judgments keep its label, so recall's
+        denominator counts it), as torchmetrics' retrieval precision, recall, average
+        precision and reciprocal rank treat ``preds <= 0``. Metrics of the scores (AUC,
+        GAUC, PNR, MSE, MAE) are not affected.
+
+    Returns
+    -------
+    ScoreTable
+        A mapping metric -> per-query values (arrays of the inputs' library), with
+        ``.query`` (sorted distinct ids), ``.all`` (each metric's aggregate), ``.n_rows``,
+        ``.unscored`` and ``.to_frame()``.
+
+    Raises
+    ------
+    ValueError
+        Arrays not 1-D or of different lengths, no rows, scores NaN or infinite, labels
+        NaN, infinite or negative, query ids that are floats, an unknown metric (with the
+        nearest names), an option not among its choices.
+
+    Warns
+    -----
+    UserWarning
+        Queries a metric cannot score (AUC and GAUC of a query of one class, PNR of a query
+        whose labels are all equal, either of a one-document query), naming a few: their
+        value is ``nan`` and they are left out of the aggregate.
+
+    Notes
+    -----
+    The aggregates (``.all``): rank metrics, the mean over queries (as
+    :func:`rankkit.aggregate`); AUC, MSE and MAE over every row at once, pooled as a
+    classifier's AUC is (``sklearn.metrics.roc_auc_score`` on the whole arrays; Wang
+    Shusen's slides judge each (query, document) pair on its own with it); GAUC, the
+    weighted mean of the per-query AUCs (Zhou et al. 2018); PNR, the concordant pairs of
+    all queries over their discordant pairs (pairs only within a query, as the slides
+    count them), which stays finite where a per-query ratio is ``inf``.
+
+    Examples
+    --------
+    >>> labels = [2, 0, 1, 0, 1, 0]
+    >>> scores = [0.9, 0.8, 0.3, 0.5, 0.2, 0.7]
+    >>> query = [1, 1, 1, 2, 2, 2]
+    >>> table = evaluate_scores(labels, scores, query, ["nDCG@3", "AUC", "GAUC", "P@1"])
+    >>> table.to_frame().round(4)
+              nDCG@3     AUC  GAUC  P@1
+    query_id
+    1         0.9502  0.5000  0.50  1.0
+    2         0.5000  0.0000  0.00  0.0
+    all       0.7251  0.3333  0.25  0.5
+    """
+    columns = _columns(metrics)
+    ties = check_option(ties, SCORE_TIES, "ties")
+    retrieved = check_option(retrieved, RETRIEVED, "retrieved")
+    rel = check_rel(rel)
+    if isinstance(weights, str):
+        check_option(weights, pairwise.GAUC_WEIGHTS, "weights")
+    settings = {"ties": ties, "rel": rel, "weights": weights, "retrieved": retrieved}
+    if not all(_is_numpy_like(x) for x in (labels, scores, query)):
+        return _other_library(labels, scores, query, columns, settings)
+    y, s, q = _check_numpy(labels, scores, query)
+    return _numpy_table(y, s, q, columns, settings)
+
+
+# --------------------------------------------------------------------------- the front door
+
+
+def _columns(metrics: Any) -> dict[str, Metric]:
+    """Column name -> Metric; refuse the metrics that give text."""
+    columns = expand_metrics(metrics)
+    for column, metric in columns.items():
+        if metric.info.kind == "str":
+            raise ValueError(f"metric {column} gives text ({metric.info.summary}), not a number per query: "
+                             "evaluate_scores takes numeric metrics; use rk.evaluate with a run for it")
+    return columns
+
+
+def _is_numpy_like(x: Any) -> bool:
+    """NumPy arrays and scalars, Python sequences, pandas objects, and None."""
+    if x is None or isinstance(x, (np.ndarray, np.generic, list, tuple, range)):
+        return True
+    return (type(x).__module__ or "").partition(".")[0] == "pandas"
+
+
+def _check_numpy(labels: Any, scores: Any, query: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The three inputs as 1-D NumPy arrays of one length, checked."""
+    y = _vector(labels, "labels", np.float64)
+    s = _vector(scores, "scores", np.float64)
+    q = None if query is None else _vector(query, "query", None)
+    lengths = {"labels": len(y), "scores": len(s)} | ({} if q is None else {"query": len(q)})
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{name} {n}" for name, n in lengths.items())
+        raise ValueError(f"labels, scores and query must have one entry per row, got lengths {shown}")
+    if len(y) == 0:
+        raise ValueError("labels and scores are empty: there is no row to score")
+    _check_values(y, s)
+    if q is not None and q.dtype.kind in "fc":
+        raise ValueError(f"query must hold integer or string ids, got {q.dtype} numbers: pass integer ids "
+                         "(query.astype(np.int64) when the floats are whole numbers) or strings")
+    if q is not None and q.dtype.kind not in "iubUSO":
+        raise ValueError(f"query must hold integer or string ids, got dtype {q.dtype}")
+    return y, s, q
+
+
+def _vector(x: Any, name: str, dtype: Any) -> np.ndarray:
+    try:
+        values = np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 1-D array of numbers, got {type(x).__name__}: {exc}") from None
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one entry per row), got shape {values.shape}")
+    return values
+
+
+def _check_values(y: np.ndarray, s: np.ndarray) -> None:
+    bad = ~np.isfinite(s)
+    if bad.any():
+        raise ValueError(f"scores must be finite, got {s[bad][0]!r} at row {int(np.flatnonzero(bad)[0])}: "
+                         "replace NaN or infinite predictions before scoring")
+    bad = ~np.isfinite(y) | (y < 0)
+    if bad.any():
+        raise ValueError(f"labels must be finite and non-negative, got {y[bad][0]!r} at row "
+                         f"{int(np.flatnonzero(bad)[0])}")
+
+
+# --------------------------------------------------------------------------- the NumPy path
+
+
+def rank_scores(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_queries: int,
+                ties: str) -> tuple[Rankings, np.ndarray]:
+    """The :class:`Rankings` of labels ranked by score within each query (``codes``: each
+    row's query, 0 .. n_queries - 1), every row judged, and the scores in the same layout.
+
+    Within a query, rows are ordered by score descending, then label ascending
+    (``ties="pessimistic"``) or descending (otherwise), so the layout does not depend on the
+    order of the rows. ``ties="average"`` sets ``Rankings.ties`` when some scores tie.
+    """
+    order = np.lexsort((y if ties == "pessimistic" else -y, -s, codes))
+    q_sorted, y_sorted, s_sorted = codes[order], y[order], s[order]
+    counts = np.bincount(codes, minlength=n_queries).astype(np.int64)
+    width = int(counts.max())
+    pos = np.arange(len(order), dtype=np.int64) - (np.cumsum(counts) - counts)[q_sorted]
+    labels = np.zeros((n_queries, width))
+    labels[q_sorted, pos] = y_sorted
+    score_matrix = np.zeros((n_queries, width))
+    score_matrix[q_sorted, pos] = s_sorted
+    judged = np.arange(width) < counts[:, None]
+    tie_ids = None
+    start = np.ones(len(order), dtype=bool)
+    start[1:] = (q_sorted[1:] != q_sorted[:-1]) | (s_sorted[1:] != s_sorted[:-1])
+    if ties == "average" and not start.all():
+        flat = q_sorted * width + pos
+        tie_ids = np.arange(n_queries * width, dtype=np.int64)
+        tie_ids[flat] = flat[np.flatnonzero(start)][np.cumsum(start) - 1]  # the group's first rank
+        tie_ids = tie_ids.reshape(n_queries, width)
+    r = Rankings(labels=labels, judged=judged, lengths=counts, ideal=-np.sort(-labels, axis=1),
+                 n_judged=counts.copy(), query_ids=np.arange(n_queries), ties=tie_ids)
+    return r, score_matrix
+
+
+def _numpy_table(y: np.ndarray, s: np.ndarray, q: np.ndarray | None, columns: dict[str, Metric],
+                 settings: dict[str, Any]) -> ScoreTable:
+    if q is None:
+        ids, codes = np.zeros(1, dtype=np.int64), np.zeros(len(y), dtype=np.int64)
+    else:
+        ids, codes = np.unique(q, return_inverse=True)
+        codes = codes.astype(np.int64)
+    r, score_matrix = rank_scores(y, s, codes, len(ids), settings["ties"])
+    r = replace(r, query_ids=ids)
+    ranked = r
+    if settings["retrieved"] == "positive":  # torchmetrics: a row scored <= 0 is not relevant
+        ranked = replace(r, labels=np.where(score_matrix > 0, r.labels, 0.0))
+    rank_columns = {c: m for c, m in columns.items() if not m.info.scores}
+    values = score_values(ranked, rank_columns, defaults(ranked, settings["rel"], None, None)) if rank_columns else {}
+    totals = {c: aggregate_column(v, columns[c].info) for c, v in values.items()}
+    for column, metric in columns.items():
+        if metric.info.scores:
+            values[column], totals[column] = _score_metric(metric, r, score_matrix, y, s, settings)
+    values = {c: values[c] for c in columns}
+    totals = {c: np.float64(totals[c]) for c in columns}
+    unscored = _unscored(r, columns, settings["rel"])
+    _warn(unscored, columns)
+    return ScoreTable(data=values, query=ids, all=totals, n_rows=r.lengths, unscored=unscored,
+                      metrics={c: str(m) for c, m in columns.items()}, settings=settings)
+
+
+def _score_metric(metric: Metric, r: Rankings, score_matrix: np.ndarray, y: np.ndarray, s: np.ndarray,
+                  settings: dict[str, Any]) -> tuple[np.ndarray, float]:
+    """Per-query values and the aggregate of AUC, GAUC, PNR, MSE or MAE."""
+    kwargs = metric.kwargs
+    name = metric.name
+    if name in ("AUC", "GAUC"):
+        rel = kwargs.get("rel", settings["rel"])
+        per_query = pairwise.auc(r, rel=rel)
+        if name == "GAUC":
+            return per_query, pairwise.gauc(r, weights=kwargs.get("weights", settings["weights"]), rel=rel)
+        return per_query, _pooled_auc(y, s, settings["ties"], rel)
+    if name == "PNR":
+        label_ties = kwargs.get("label_ties", "ignore")
+        counts = pairwise.pair_counts(r)
+        numerator = counts.concordant + (counts.tied if label_ties == "concordant" else 0.0)
+        total, against = float(query_sum(numerator)), float(query_sum(counts.discordant))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pooled = float(np.float64(total) / np.float64(against))
+        return pairwise.pnr(r, label_ties=label_ties), pooled
+    error = unranked.mse if name == "MSE" else unranked.mae
+    order = np.lexsort((-y, -s))  # one order of summation, whatever the order of the rows
+    return error(r, score_matrix), error(y[order], s[order])
+
+
+def _pooled_auc(y: np.ndarray, s: np.ndarray, ties: str, rel: float) -> float:
+    """AUC over every row at once (the queries ignored), ties as ``ties`` says."""
+    order = np.lexsort((y if ties == "pessimistic" else -y, -s))
+    if ties == "average":
+        return pairwise.auc(y[order], s[order], rel=rel)
+    return pairwise.auc(y[order], rel=rel)  # the tie-broken order itself
+
+
+# --------------------------------------------------------------------------- unscored queries
+
+
+def _unscored(r: Rankings, columns: dict[str, Metric], rel: float) -> dict[str, dict[Any, str]]:
+    """Metric -> {query id: reason} for the queries it cannot score or scores 0 for want of
+    a relevant document."""
+    n = r.lengths
+    lowest = r.ideal[np.arange(len(n)), n - 1]
+    out: dict[str, dict[Any, str]] = {}
+    for column, metric in columns.items():
+        name = metric.name
+        reasons = np.full(len(n), "", dtype=object)
+        if name in ("AUC", "GAUC"):
+            level = metric.kwargs.get("rel", rel)
+            n_pos = r.n_relevant(level)
+            reasons[n_pos == n] = f"no negative document (label < {level:g})"
+            reasons[n_pos == 0] = f"no positive document (label >= {level:g})"
+        elif name == "PNR":
+            reasons[r.ideal[:, 0] == lowest] = "all labels equal"
+        elif not metric.info.scores:
+            level = metric.kwargs.get("rel", rel)
+            reasons[r.n_relevant(level) == 0] = "no relevant document: 0, as rk.evaluate scores it"
+        if name in ("AUC", "GAUC", "PNR"):
+            reasons[n == 1] = "one document"
+        flagged = reasons != ""
+        out[column] = dict(zip(r.query_ids[flagged].tolist(), reasons[flagged].tolist()))
+    return out
+
+
+def _warn(unscored: dict[str, dict[Any, str]], columns: dict[str, Metric]) -> None:
+    """One warning naming a few queries each score metric leaves out (``nan``)."""
+    for column, queries in unscored.items():
+        if not queries or columns[column].name not in ("AUC", "GAUC", "PNR"):
+            continue
+        ids = list(queries)
+        shown = ", ".join(f"{q} ({queries[q]})" for q in ids[:5]) + (f", ... ({len(ids) - 5} more)"
+                                                                       if len(ids) > 5 else "")
+        warnings.warn(f"{column} cannot score {len(ids)} quer{'y' if len(ids) == 1 else 'ies'} (nan, left out "
+                      f"of its aggregate): {shown}", UserWarning, stacklevel=outside_rankkit())
+
+
+# --------------------------------------------------------------------------- other array libraries
+
+
+def _other_library(labels: Any, scores: Any, query: Any, columns: dict[str, Metric],
+                   settings: dict[str, Any]) -> ScoreTable:
+    """Arrays of an array-API library: checked with its own operations, scored by
+    :func:`rankkit.evaluation.array_api.score_arrays` without a copy to NumPy."""
+    try:
+        import array_api_compat
+    except ImportError:  # pragma: no cover - a dependency of the array extra
+        raise TypeError(f"labels, scores and query must be NumPy arrays, lists or pandas Series, got "
+                        f"{type(labels).__name__}, {type(scores).__name__} (install array-api-compat "
+                        "for other array libraries)") from None
+    arrays = [x for x in (labels, scores, query) if x is not None]
+    try:
+        xp = array_api_compat.array_namespace(*arrays)
+    except TypeError as exc:
+        raise TypeError(f"labels, scores and query must be arrays of one library (or NumPy arrays, lists, "
+                        f"pandas Series), got {', '.join(type(x).__name__ for x in arrays)}: {exc}") from None
+    _check_xp(xp, labels, scores, query)
+    from .array_api import score_arrays
+
+    ids, values, totals, n_rows = score_arrays(xp, labels, scores, query, list(columns.values()),
+                                               ties=settings["ties"], rel=settings["rel"],
+                                               weights=settings["weights"], retrieved=settings["retrieved"])
+    values = {c: values[str(m)] for c, m in columns.items()}
+    totals = {c: totals[str(m)] for c, m in columns.items()}
+    unscored = _unscored_xp(xp, ids, values, columns)
+    _warn(unscored, columns)
+    return ScoreTable(data=values, query=ids, all=totals, n_rows=n_rows, unscored=unscored,
+                      metrics={c: str(m) for c, m in columns.items()}, settings=settings)
+
+
+def _check_xp(xp: Any, labels: Any, scores: Any, query: Any) -> None:
+    """The checks of :func:`_check_numpy`, with the library's own operations."""
+    named = {"labels": labels, "scores": scores} | ({} if query is None else {"query": query})
+    for name, x in named.items():
+        if x.ndim != 1:
+            raise ValueError(f"{name} must be 1-D (one entry per row), got shape {tuple(x.shape)}")
+    lengths = {name: int(x.shape[0]) for name, x in named.items()}
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{name} {n}" for name, n in lengths.items())
+        raise ValueError(f"labels, scores and query must have one entry per row, got lengths {shown}")
+    if lengths["labels"] == 0:
+        raise ValueError("labels and scores are empty: there is no row to score")
+    for name in ("labels", "scores"):
+        if xp.isdtype(named[name].dtype, "bool"):
+            continue
+        if not xp.isdtype(named[name].dtype, ("real floating", "integral")):
+            raise ValueError(f"{name} must hold real numbers, got dtype {named[name].dtype}")
+    if xp.isdtype(scores.dtype, "real floating") and not bool(xp.all(xp.isfinite(scores))):
+        raise ValueError("scores must be finite, got NaN or infinite values: replace them before scoring")
+    if xp.isdtype(labels.dtype, "real floating") and not bool(xp.all(xp.isfinite(labels))):
+        raise ValueError("labels must be finite and non-negative, got NaN or infinite values")
+    if not xp.isdtype(labels.dtype, "bool") and not bool(xp.all(labels >= 0)):
+        raise ValueError("labels must be finite and non-negative, got a negative label")
+    if query is not None and not xp.isdtype(query.dtype, "integral"):
+        raise ValueError(f"query must hold integer ids, got dtype {query.dtype}: pass integer ids "
+                         "(strings only as NumPy arrays or lists)")
+
+
+def _unscored_xp(xp: Any, ids: Any, values: dict[str, Any], columns: dict[str, Metric]) -> dict[str, dict]:
+    """The queries a score metric left ``nan``: their ids copied to the host, no other data."""
+    out: dict[str, dict] = {}
+    for column, metric in columns.items():
+        out[column] = {}
+        if metric.name in ("AUC", "GAUC", "PNR"):
+            missing = xp.isnan(values[column])
+            if bool(xp.any(missing)):
+                from .score_table import to_numpy
+
+                out[column] = dict.fromkeys(to_numpy(ids[missing]).tolist(), "no pair to compare (one document, "
+                                            "one class or all labels equal)")
+    return out

@@ -1,0 +1,130 @@
+"""The result of :func:`rankkit.evaluation.evaluate_scores`: one value per query and metric,
+and each metric's aggregate, in the arrays of the library the scores came in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ScoreTable"]
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """A NumPy copy of an array of any library (NumPy, JAX, torch on the CPU, CuPy, ...)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "get") and type(x).__module__.startswith("cupy"):
+        return x.get()  # CuPy refuses implicit copies to the host
+    if hasattr(x, "detach"):  # torch, possibly on a GPU
+        return x.detach().cpu().numpy()
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError):
+        return np.from_dlpack(x)
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreTable(Mapping):
+    """Per-query values of model scores' metrics: a read-only mapping metric -> array.
+
+    ``table["nDCG@10"]`` is an array of one value per query (in the order of
+    :attr:`query`), of the library the inputs came in (NumPy, JAX, torch, ...) and on
+    their device.
+
+    Attributes
+    ----------
+    data : dict
+        Metric -> its per-query values (what the mapping reads).
+    query : array
+        The distinct query ids, sorted (0 when ``evaluate_scores`` was given no query ids).
+    all : dict
+        Each metric's aggregate over the queries (a 0-d array or NumPy float): the mean
+        for rank metrics (as :func:`rankkit.aggregate`), AUC, MSE and MAE over every row
+        at once, PNR over the pairs within queries, GAUC's weighted mean.
+    n_rows : array of int
+        The number of rows (documents) of each query.
+    unscored : dict
+        Metric -> {query id: reason} for every query a metric cannot score (``nan``: one
+        document, one class for AUC and GAUC, all labels equal for PNR; left out of the
+        aggregate), and, for rank metrics, every query without a relevant document
+        (scored 0, as :func:`rankkit.evaluate` scores it).
+    metrics : dict
+        Column -> its canonical spec.
+    settings : dict
+        The options of the evaluation (``ties``, ``rel``, ``weights``, ``retrieved``).
+
+    Examples
+    --------
+    >>> from rankkit.evaluation import evaluate_scores
+    >>> t = evaluate_scores([1, 0, 0, 1], [0.9, 0.1, 0.8, 0.2], ["a", "a", "b", "b"], ["AUC", "P@1"])
+    >>> list(t), t.query.tolist(), t["P@1"].tolist()
+    (['AUC', 'P@1'], ['a', 'b'], [1.0, 0.0])
+    >>> t.to_frame().round(3)
+               AUC  P@1
+    query_id
+    a         1.00  1.0
+    b         0.00  0.0
+    all       0.75  0.5
+    """
+
+    data: dict[str, Any]
+    query: Any
+    all: dict[str, Any]
+    n_rows: Any
+    unscored: dict[str, dict[Any, str]] = field(default_factory=dict)
+    metrics: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.query.shape[0])
+
+    def to_frame(self, all: bool = True):  # noqa: A002 -- the name of the row it adds
+        """A pandas DataFrame copy: one row per query (index ``query_id``), one column per
+        metric, and the ``all`` row of the aggregates at the end unless ``all=False``."""
+        import pandas as pd
+
+        index = pd.Index(to_numpy(self.query), name="query_id")
+        frame = pd.DataFrame({c: to_numpy(v).astype(np.float64) for c, v in self.data.items()}, index=index)
+        if all:
+            row = pd.DataFrame({c: [float(to_numpy(v))] for c, v in self.all.items()},
+                               index=pd.Index(["all"], name="query_id"))
+            frame = pd.concat([frame.astype(object) if len(frame) == 0 else frame, row])
+            frame.index.name = "query_id"
+        frame.attrs["metrics"] = dict(self.metrics)
+        frame.attrs["unscored"] = {c: dict(u) for c, u in self.unscored.items()}
+        return frame
+
+    def _summary(self) -> str:
+        n_unscored = {c: len(u) for c, u in self.unscored.items() if u}
+        settings = ", ".join(f"{k}={v!r}" for k, v in self.settings.items() if not hasattr(v, "shape"))
+        head = f"ScoreTable: {self.n_queries} queries, {int(to_numpy(self.n_rows).sum())} rows ({settings})"
+        if n_unscored:
+            head += "; unscored or 0: " + ", ".join(f"{c} {n}" for c, n in n_unscored.items())
+        return head
+
+    def _shown(self):
+        frame = self.to_frame()
+        if len(frame) > 11:
+            frame = frame.iloc[[*range(5), *range(len(frame) - 6, len(frame))]]
+        return frame.round(4)
+
+    def __repr__(self) -> str:
+        return self._summary() + "\n" + self._shown().to_string()
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        return f"<p>{escape(self._summary())}</p>" + self._shown().to_html()
