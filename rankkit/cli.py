@@ -106,7 +106,9 @@ examples:
 
 Compare runs: per measure, the mean paired difference of each run to the baseline (or of
 every pair), its confidence interval, the p-value of a paired test, the corrected p-value
-and Cohen's d. The significance mark is explained under the table.
+and Cohen's d. The significance mark is explained under the table. With --delta, also the
+queries a paired t-test needs to detect that difference and the smallest difference it
+detects with the queries compared.
 """
 
 #: What compare measures without -m, and what it keeps of a nickname: the per-query means.

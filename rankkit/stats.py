@@ -26,6 +26,11 @@ Besides these, ``test="wilcoxon"`` (:func:`scipy.stats.wilcoxon`), ``test="tukey
 the intervals of those are the t-interval (Tukey: its own). Corrections take statsmodels'
 names (:func:`adjust_pvalues`).
 
+:func:`queries_needed` says how many queries a paired t-test needs to detect a given
+difference at the spread of observed per-query differences, and :func:`detectable_difference`
+the smallest difference it detects with a given number of queries (Sakai's topic set size
+design); ``compare(..., delta=...)`` adds both to each row.
+
 :func:`adjust_pvalues` applies a multiple-comparison correction to any p-values. The
 renderers of a :func:`compare` table (:func:`~rankkit.report.to_markdown`,
 :func:`~rankkit.report.to_latex`, :func:`~rankkit.report.to_text`, :func:`~rankkit.report.style`
@@ -739,13 +744,17 @@ def queries_needed(differences, delta: float, alpha: float = 0.05, power: float 
     ``n_needed`` is statsmodels' ``TTestPower().solve_power(effect_size=delta / sd,
     alpha=alpha, power=power)`` rounded up (statsmodels is not used: the noncentral t
     of :mod:`scipy.stats` and Brent's root finder, :func:`scipy.optimize.brentq`), and
-    ``detectable`` is ``sd`` times its ``solve_power(nobs=n_now, ...)``. Sakai's tool
-    differs in two ways: it approximates the noncentral t by a normal distribution
-    (which can move the answer by a query or so), and it estimates the variance of the
-    differences from many past runs (twice a within-system variance), where this
-    function takes the spread of the differences of one pair as given: positively
-    correlated systems, the usual case, have a smaller spread and need fewer queries.
-    The answer is only as good as ``sd``: from few queries it is itself uncertain.
+    ``detectable`` is ``sd`` times its ``solve_power(nobs=n_now, ...)``. The power is
+    exact (both tails); the normal approximation ``((z_{1-alpha/2} + z_power) sd /
+    delta)^2 + z_{1-alpha/2}^2 / 2`` (Guenther) is within a query up to some 100,000.
+    Where the spread comes from differs from Sakai's design: it estimates a
+    within-system variance from the topic-by-run matrices of past test collections
+    (many runs), and his "Topic set size design for paired and unpaired data"
+    (https://waseda.pure.elsevier.com/ja/publications/topic-set-size-design-for-paired-and-unpaired-data)
+    recommends the unpaired versions, the variance of paired differences being hard to
+    estimate in advance. Here it is the spread of the given differences of one pair:
+    positively correlated systems, the usual case, have a smaller spread and need fewer
+    queries. The answer is only as good as ``sd``, itself uncertain from few queries.
 
     Examples
     --------
