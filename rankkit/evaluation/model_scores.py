@@ -217,30 +217,40 @@ def _check_values(y: np.ndarray, s: np.ndarray) -> None:
 def rank_scores(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_queries: int,
                 ties: str) -> tuple[Rankings, np.ndarray]:
     """The :class:`Rankings` of labels ranked by score within each query (``codes``: each
-    row's query, 0 .. n_queries - 1), every row judged, and the scores in the same layout.
+    row's query, 0 .. n_queries - 1), every row judged, and the scores in the same layout
+    (0 in the padding).
 
     Within a query, rows are ordered by score descending, then label ascending
     (``ties="pessimistic"``) or descending (otherwise), so the layout does not depend on the
     order of the rows. ``ties="average"`` sets ``Rankings.ties`` when some scores tie.
+    Each query's rows are laid out in a row of a matrix first and sorted there: many short
+    sorts instead of one long one.
     """
-    order = np.lexsort((y if ties == "pessimistic" else -y, -s, codes))
-    q_sorted, y_sorted, s_sorted = codes[order], y[order], s[order]
     counts = np.bincount(codes, minlength=n_queries).astype(np.int64)
     width = int(counts.max())
-    pos = np.arange(len(order), dtype=np.int64) - (np.cumsum(counts) - counts)[q_sorted]
-    labels = np.zeros((n_queries, width))
-    labels[q_sorted, pos] = y_sorted
-    score_matrix = np.zeros((n_queries, width))
-    score_matrix[q_sorted, pos] = s_sorted
+    by_query = np.argsort(codes, kind="stable")
+    q_sorted = codes[by_query]
+    pos = np.arange(len(codes), dtype=np.int64) - (np.cumsum(counts) - counts)[q_sorted]
     judged = np.arange(width) < counts[:, None]
+    flat = q_sorted * width + pos
+    labels = np.zeros((n_queries, width))
+    labels.ravel()[flat] = y[by_query]
+    score_matrix = np.full((n_queries, width), -np.inf)  # the padding sorts last
+    score_matrix.ravel()[flat] = s[by_query]
+    order = np.argsort(-score_matrix, axis=1, kind="stable")
+    sorted_scores = np.take_along_axis(score_matrix, order, axis=1)
+    tied = np.zeros(judged.shape, dtype=bool)  # tied with the rank before it
+    tied[:, 1:] = (sorted_scores[:, 1:] == sorted_scores[:, :-1]) & judged[:, 1:]
+    if tied.any():  # the labels order each tied group
+        order = np.lexsort((labels if ties == "pessimistic" else -labels, -score_matrix), axis=1)
+        sorted_scores = np.take_along_axis(score_matrix, order, axis=1)
+    labels = np.take_along_axis(labels, order, axis=1)
+    score_matrix = np.where(judged, sorted_scores, 0.0)
     tie_ids = None
-    start = np.ones(len(order), dtype=bool)
-    start[1:] = (q_sorted[1:] != q_sorted[:-1]) | (s_sorted[1:] != s_sorted[:-1])
-    if ties == "average" and not start.all():
-        flat = q_sorted * width + pos
-        tie_ids = np.arange(n_queries * width, dtype=np.int64)
-        tie_ids[flat] = flat[np.flatnonzero(start)][np.cumsum(start) - 1]  # the group's first rank
-        tie_ids = tie_ids.reshape(n_queries, width)
+    if ties == "average":
+        if tied.any():
+            flat = np.arange(n_queries * width, dtype=np.int64).reshape(n_queries, width)
+            tie_ids = np.maximum.accumulate(np.where(tied, 0, flat), axis=1)  # the group's first rank
     r = Rankings(labels=labels, judged=judged, lengths=counts, ideal=-np.sort(-labels, axis=1),
                  n_judged=counts.copy(), query_ids=np.arange(n_queries), ties=tie_ids)
     return r, score_matrix
@@ -263,7 +273,7 @@ def _numpy_table(y: np.ndarray, s: np.ndarray, q: np.ndarray | None, columns: di
     totals = {c: aggregate_column(v, columns[c].info) for c, v in values.items()}
     for column, metric in columns.items():
         if metric.info.scores:
-            values[column], totals[column] = _score_metric(metric, r, score_matrix, y, s, settings)
+            values[column], totals[column] = _score_metric(metric, r, score_matrix, settings)
     values = {c: values[c] for c in columns}
     totals = {c: np.float64(totals[c]) for c in columns}
     unscored = _unscored(r, columns, settings["rel"])
@@ -272,7 +282,7 @@ def _numpy_table(y: np.ndarray, s: np.ndarray, q: np.ndarray | None, columns: di
                       metrics={c: str(m) for c, m in columns.items()}, settings=settings)
 
 
-def _score_metric(metric: Metric, r: Rankings, score_matrix: np.ndarray, y: np.ndarray, s: np.ndarray,
+def _score_metric(metric: Metric, r: Rankings, score_matrix: np.ndarray,
                   settings: dict[str, Any]) -> tuple[np.ndarray, float]:
     """Per-query values and the aggregate of AUC, GAUC, PNR, MSE or MAE."""
     kwargs = metric.kwargs
@@ -282,26 +292,32 @@ def _score_metric(metric: Metric, r: Rankings, score_matrix: np.ndarray, y: np.n
         per_query = pairwise.auc(r, rel=rel)
         if name == "GAUC":
             return per_query, pairwise.gauc(r, weights=kwargs.get("weights", settings["weights"]), rel=rel)
-        return per_query, _pooled_auc(y, s, settings["ties"], rel)
+        return per_query, _pooled_auc(r.labels[r.judged], score_matrix[r.judged], settings["ties"], rel)
     if name == "PNR":
         label_ties = kwargs.get("label_ties", "ignore")
         counts = pairwise.pair_counts(r)
-        numerator = counts.concordant + (counts.tied if label_ties == "concordant" else 0.0)
-        total, against = float(query_sum(numerator)), float(query_sum(counts.discordant))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pooled = float(np.float64(total) / np.float64(against))
-        return pairwise.pnr(r, label_ties=label_ties), pooled
+        numerator = counts.concordant + counts.tied if label_ties == "concordant" else counts.concordant
+        with np.errstate(divide="ignore", invalid="ignore"):  # as pairwise.pnr: x/0 inf, 0/0 nan
+            per_query = numerator / counts.discordant
+            pooled = np.float64(query_sum(numerator)) / np.float64(query_sum(counts.discordant))
+        return per_query, float(pooled)
     error = unranked.mse if name == "MSE" else unranked.mae
-    order = np.lexsort((-y, -s))  # one order of summation, whatever the order of the rows
-    return error(r, score_matrix), error(y[order], s[order])
+    # every row at once, in the order of the layout (query, score, label): the same sum
+    # whatever the order of the rows
+    return error(r, score_matrix), error(r.labels[r.judged], score_matrix[r.judged])
 
 
 def _pooled_auc(y: np.ndarray, s: np.ndarray, ties: str, rel: float) -> float:
-    """AUC over every row at once (the queries ignored), ties as ``ties`` says."""
-    order = np.lexsort((y if ties == "pessimistic" else -y, -s))
-    if ties == "average":
-        return pairwise.auc(y[order], s[order], rel=rel)
-    return pairwise.auc(y[order], rel=rel)  # the tie-broken order itself
+    """AUC over every row at once (the queries ignored), a positive and a negative of equal
+    scores counting 1/2 (``ties="average"``), 0 (pessimistic) or 1 (optimistic): U sums, for
+    each positive, the negatives scored below it (a count: exact in any order)."""
+    positive = y >= rel
+    negatives, positives = np.sort(s[~positive]), np.sort(s[positive])  # sorted: fast searches
+    below = np.searchsorted(negatives, positives, side="left").astype(np.float64)
+    at_or_below = np.searchsorted(negatives, positives, side="right").astype(np.float64)
+    u = {"average": (below + at_or_below) / 2, "pessimistic": below, "optimistic": at_or_below}[ties].sum()
+    pairs = float(positive.sum()) * float(len(negatives))
+    return float(u / pairs) if pairs > 0 else float("nan")
 
 
 # --------------------------------------------------------------------------- unscored queries

@@ -44,6 +44,8 @@ __all__ = ["PairCounts", "pair_counts", "inversions", "pnr", "kendall_tau", "ken
 
 # Lists up to this length compare all pairs by broadcasting; longer ones use the merge sort.
 _BROADCAST_MAX_LEN = 16
+# Labels in rank order taking at most this many values are counted value by value.
+_FEW_LEVELS = 8
 # At most this many pair comparisons per broadcast chunk (bounded memory: ~ a few tens of MB).
 _CHUNK_PAIRS = 1 << 22
 
@@ -162,14 +164,35 @@ def _label_pair_counts(labels: Any) -> tuple[Rows, np.ndarray, np.ndarray, np.nd
         position_score = np.broadcast_to(-np.arange(length, dtype=np.float64), values.shape)
         stats = _pair_stats_broadcast(position_score, values, r.lengths)
         return r, stats[0], stats[1], stats[3]
-    # already in rank order: an inversion (label_i < label_j) is a strict inversion of -labels
     valid = np.arange(length) < r.lengths[:, None]
+    levels = np.unique(values[valid])
+    if len(levels) <= _FEW_LEVELS:
+        return (r, *_level_pair_counts(values, valid, r.lengths, levels))
+    # already in rank order: an inversion (label_i < label_j) is a strict inversion of -labels
     discordant = _strict_inversions(np.where(valid, -values, np.inf))
     ordered = np.sort(np.where(valid, values, np.inf), axis=1)
     same = np.concatenate([np.zeros((n, 1), dtype=bool), ordered[:, 1:] == ordered[:, :-1]], axis=1) & valid
     tied = _tied_pairs(same, valid)
     concordant = r.lengths * (r.lengths - 1) / 2 - tied - discordant
     return r, concordant, discordant, tied
+
+
+def _level_pair_counts(values: np.ndarray, valid: np.ndarray, lengths: np.ndarray,
+                       levels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(concordant, discordant, tied) pairs of labels in rank order that take a few distinct
+    values: for each value v, the documents labelled v and, before each, those labelled
+    below v (discordant) or v (tied). O(L) per value; the counts of the merge sort."""
+    n = values.shape[0]
+    discordant, tied = np.zeros(n), np.zeros(n)
+    for level in levels:  # a few label values, every query at once
+        at = (values == level) & valid
+        count = at.sum(axis=1)
+        tied += count * (count - 1) / 2
+        below = (values < level) & valid
+        before = np.cumsum(below, axis=1) - below  # documents labelled below v, ranked before
+        discordant += np.where(at, before, 0).sum(axis=1)
+    concordant = lengths * (lengths - 1) / 2 - tied - discordant
+    return concordant, discordant, tied
 
 
 def _scored_pair_counts(labels: Any, scores: Any) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray]:
@@ -537,17 +560,29 @@ def auc(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
     """
     rel = check_rel(rel)
     rl, rs = _scored_rows(labels, scores)
-    u, pairs = _mann_whitney(rl, rs, rel)
+    u, pairs = _mann_whitney(rl, rs, rel, _untied_order(labels, scores))
     out = np.divide(u, pairs, out=np.full(pairs.shape, np.nan), where=pairs > 0)
     return rl.result(out)
 
 
-def _mann_whitney(rl: Rows, rs: Rows, rel: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, U (positive-negative pairs in order, ties 1/2) and the number of such pairs."""
+def _untied_order(labels: Any, scores: Any) -> bool:
+    """Whether the documents are ranked as listed, without ties (no scores, no tie groups)."""
+    return scores is None and not (isinstance(labels, Rankings) and labels.ties is not None)
+
+
+def _mann_whitney(rl: Rows, rs: Rows, rel: float, ordered: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, U (positive-negative pairs in order, ties 1/2) and the number of such pairs.
+    ``ordered``: the rows are in rank order without ties, so U counts, for each positive, the
+    negatives ranked below it (a prefix sum; the same value as from the ranks, U being a
+    count)."""
     valid = np.arange(rl.values.shape[1]) < rl.lengths[:, None]
     positive = (rl.values >= rel) & valid
     n_pos = positive.sum(axis=1)
     n_neg = rl.lengths - n_pos
+    if ordered:
+        negatives_above = np.cumsum(valid & ~positive, axis=1)  # at this rank or above
+        u = n_pos * n_neg - np.where(positive, negatives_above, 0).sum(axis=1)
+        return u.astype(np.float64), (n_pos * n_neg).astype(np.float64)
     # padding scores rank above every real score, so the real ranks are unchanged
     from scipy.stats import rankdata  # lazy: scipy.stats takes ~1 s to import
 
@@ -609,7 +644,7 @@ def gauc(labels: Any, scores: Any = None, *, weights: Any = "rows", rel: float =
     """
     rel = check_rel(rel)
     rl, rs = _scored_rows(labels, scores)
-    u, pairs = _mann_whitney(rl, rs, rel)
+    u, pairs = _mann_whitney(rl, rs, rel, _untied_order(labels, scores))
     w = _gauc_weights(weights, rl, pairs, rel)
     both = pairs > 0
     values = np.divide(u, pairs, out=np.zeros(pairs.shape), where=both)
