@@ -67,6 +67,24 @@ def test_lrap_is_the_definition(labels, data, rel):
     assert lrap(labels, scores, rel=rel) == pytest.approx(lrap_written_out(labels, scores, rel), abs=1e-14)
 
 
+def test_lrap_of_labels_in_rank_order_and_of_tie_groups():
+    import pandas as pd
+
+    from rankkit import Rankings, as_rankings
+
+    assert lrap([0, 1, 1, 0]) == pytest.approx((1 / 2 + 2 / 3) / 2, abs=1e-15)
+    np.testing.assert_array_equal(lrap([[0, 1, 1, 0], [1, 0]]), lrap([[0, 1, 1, 0], [1, 0]], [[4, 3, 2, 1], [2, 1]]))
+    # tie groups count as equal scores: groups {1, 0}, {1, 0, 0} are the scores 2, 2, 1, 1, 1
+    base = as_rankings([[1, 0, 1, 0, 0], [0, 0, 1, 1, 0]])
+    r = Rankings(labels=base.labels, judged=base.judged, lengths=base.lengths, ideal=base.ideal,
+                 n_judged=base.n_judged, query_ids=pd.Index(["a", "b"]),
+                 ties=np.array([[0, 0, 2, 2, 2], [5, 6, 6, 8, 9]]))
+    want = lrap([[1, 0, 1, 0, 0], [0, 0, 1, 1, 0]], [[2, 2, 1, 1, 1], [5, 4, 4, 2, 1]])
+    np.testing.assert_array_equal(lrap(r), want)
+    # and then it is AP with scikit-learn's rule for tie groups
+    np.testing.assert_allclose(lrap(r), average_precision(r, tied="group_end"), rtol=0, atol=1e-15)
+
+
 def test_lrap_errors():
     with pytest.raises(ValueError, match=r"labels and scores must have the same shape, got \(3,\) and \(2,\)"):
         lrap([1, 0, 1], [0.1, 0.2])

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_rel
+from ..rankings import Rankings
 from ._numerics import query_sum, rank_sum
 from ._paired_values import FloatOrArray, Rows, as_pair, as_rows
 
@@ -52,7 +53,23 @@ def _lrap_rows(rl: Rows, rs: Rows, rel: float) -> np.ndarray:
     return np.where((n_rel == 0) | (n_rel == rl.lengths), 1.0, mean)
 
 
-def lrap(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
+def _labels_and_scores(labels: Any, scores: Any) -> tuple[Rows, Rows]:
+    """Labels and scores as rows of one shape; ``scores=None`` scores labels in rank order
+    by minus their rank, the ranks of a tie group (``Rankings.ties``) all the group's first."""
+    if scores is not None:
+        return as_pair(labels, scores, "labels", "scores")
+    rl = as_rows(labels, "labels")
+    width = int(rl.lengths.max()) if rl.lengths.size else 0
+    position = np.broadcast_to(np.arange(width, dtype=np.float64), (rl.values.shape[0], width))
+    if isinstance(labels, Rankings) and labels.ties is not None:
+        ties = labels.ties[:, :width]
+        new = np.ones(ties.shape, dtype=bool)
+        new[:, 1:] = ties[:, 1:] != ties[:, :-1]
+        position = np.maximum.accumulate(np.where(new, position, 0.0), axis=1)
+    return rl._replace(values=rl.values[:, :width]), rl._replace(values=-position)
+
+
+def lrap(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
     """Label-ranking average precision of each row.
 
     LRAP = (1 / |Y|) sum_{j in Y} |{k in Y : s_k >= s_j}| / |{k : s_k >= s_j}|, Y the
@@ -62,10 +79,16 @@ def lrap(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
 
     Parameters
     ----------
-    labels : array-like of shape (L,) or (n_rows, L), or list of lists
-        Each row's labels (0/1 indicators, or grades with ``rel``).
-    scores : array-like, same shape as ``labels``
-        The model's scores, higher meaning more relevant (any finite numbers).
+    labels : array-like of shape (L,) or (n_rows, L), list of lists, or Rankings
+        Each row's labels (0/1 indicators, or grades with ``rel``); in rank order when
+        ``scores`` is None.
+    scores : array-like, same shape as ``labels``, or None, default=None
+        The model's scores, higher meaning more relevant (any finite numbers). None: the
+        labels are in rank order, the first highest, and the tie groups of a
+        :class:`~rankkit.Rankings` (``ties="average"``) count as equal scores; a row is
+        then the retrieved documents. With tie groups LRAP is
+        ``average_precision(tied="group_end")`` but for its 1.0 on rows without a
+        relevant or a non-relevant label.
     rel : float, default=1
         Relevance threshold: label >= rel is relevant.
 
@@ -89,20 +112,22 @@ def lrap(labels: Any, scores: Any, *, rel: float = 1) -> FloatOrArray:
     0.6666666666666666
     >>> lrap([0, 0, 0], [0.1, 0.2, 0.3])
     1.0
+    >>> lrap([[0, 1, 1, 0]])   # in rank order: (1/2 + 2/3) / 2
+    array([0.58333333])
     """
     rel = check_rel(rel)
-    rl, rs = as_pair(labels, scores, "labels", "scores")
+    rl, rs = _labels_and_scores(labels, scores)
     return rl.result(_lrap_rows(rl, rs, rel))
 
 
-def lrap_score(labels: Any, scores: Any, *, rel: float = 1, sample_weight: Any = None) -> float:
+def lrap_score(labels: Any, scores: Any = None, *, rel: float = 1, sample_weight: Any = None) -> float:
     """The mean LRAP over rows, weighted by ``sample_weight``: scikit-learn's
     ``label_ranking_average_precision_score(labels, scores, sample_weight=...)``.
 
     Parameters
     ----------
     labels, scores, rel
-        As in :func:`lrap`.
+        As in :func:`lrap` (``scores=None``: labels in rank order).
     sample_weight : array-like of shape (n_rows,) or None, default=None
         A non-negative weight per row, not all 0; None weighs every row alike.
 
@@ -119,7 +144,7 @@ def lrap_score(labels: Any, scores: Any, *, rel: float = 1, sample_weight: Any =
     0.5
     """
     rel = check_rel(rel)
-    rl, rs = as_pair(labels, scores, "labels", "scores")
+    rl, rs = _labels_and_scores(labels, scores)
     values = _lrap_rows(rl, rs, rel)
     if sample_weight is None:
         weights = np.ones(values.shape)
