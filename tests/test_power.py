@@ -22,6 +22,8 @@ from rankkit.stats import (
     compare,
     detectable_difference,
     queries_needed,
+    style,
+    to_latex,
     to_markdown,
     to_text,
 )
@@ -254,6 +256,10 @@ def test_compare_renders_the_two_columns():
     assert text[-1].endswith("detectable: the smallest difference a paired t-test detects with power 0.8 on "
                              "these queries; queries needed: to detect 0.05 so.")
     assert "| Detectable | Queries needed |" in to_markdown(table)
+    assert "& Detectable & Queries needed \\\\" in to_latex(table)
+    assert f"& {row['detectable']:.4f} & {row['n_needed']} \\\\" in to_latex(table)
+    html = style(table).to_html()
+    assert f">{row['n_needed']}<" in html and ">n/a<" in html and "queries needed: to detect 0.05" in html
 
 
 def test_compare_checks_delta_and_power():
