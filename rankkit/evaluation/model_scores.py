@@ -203,11 +203,11 @@ def _vector(x: Any, name: str, dtype: Any) -> np.ndarray:
 def _check_values(y: np.ndarray, s: np.ndarray) -> None:
     bad = ~np.isfinite(s)
     if bad.any():
-        raise ValueError(f"scores must be finite, got {s[bad][0]!r} at row {int(np.flatnonzero(bad)[0])}: "
+        raise ValueError(f"scores must be finite, got {float(s[bad][0])!r} at row {int(np.flatnonzero(bad)[0])}: "
                          "replace NaN or infinite predictions before scoring")
     bad = ~np.isfinite(y) | (y < 0)
     if bad.any():
-        raise ValueError(f"labels must be finite and non-negative, got {y[bad][0]!r} at row "
+        raise ValueError(f"labels must be finite and non-negative, got {float(y[bad][0])!r} at row "
                          f"{int(np.flatnonzero(bad)[0])}")
 
 

@@ -40,6 +40,7 @@ from .arrays import GEOMETRIC_FLOOR as GEOMETRIC_FLOOR  # kept here: callers imp
 from .arrays import aggregate_column, score_values, unscored_queries
 from .arrays import defaults as _defaults
 from .arrays import geometric_mean as geometric_mean
+from .score_table import ScoreTable, to_numpy
 from .settings import QUERY_POLICIES, TIE_POLICIES, Settings
 from .stream import combine, judged_max_grade, stream_tables
 
@@ -130,7 +131,7 @@ def _text(values: Any, index: pd.Index) -> pd.Series:
         return pd.Series(values, index=index, dtype=object)
 
 
-def aggregate(table: pd.DataFrame) -> pd.Series:
+def aggregate(table: pd.DataFrame | ScoreTable) -> pd.Series:
     """trec_eval's ``all`` line: one value per column over the table's queries.
 
     Each column aggregates as its registry row says (:class:`MetricInfo`): the mean, the
@@ -145,7 +146,16 @@ def aggregate(table: pd.DataFrame) -> pd.Series:
     {'P@1': 0.5, 'num_rel_ret': 1.0}
     >>> aggregate(score([[1, 0], [0, 1]], ["gm_map"])).round(4).to_dict()   # sqrt(1 * 0.5)
     {'gm_map': 0.7071}
+
+    A :class:`~rankkit.evaluation.ScoreTable` of :func:`rankkit.evaluate_scores` gives its
+    ``all`` (as floats):
+
+    >>> from rankkit.evaluation import evaluate_scores
+    >>> aggregate(evaluate_scores([1, 0, 1], [0.3, 0.2, 0.1], metrics=["AUC", "P@1"])).to_dict()
+    {'AUC': 0.5, 'P@1': 1.0}
     """
+    if isinstance(table, ScoreTable):
+        return pd.Series({column: float(to_numpy(value)) for column, value in table.all.items()}, dtype=np.float64)
     specs = table.attrs.get("metrics", {})
     values = {
         column: aggregate_column(table[column].to_numpy(), parse_metric(specs.get(column, column)).info)
