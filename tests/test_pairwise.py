@@ -563,3 +563,79 @@ def test_pnr_with_scores_matches_brute_force(data, ties):
     # as one row of a batch (the long rows take the merge sort, the short ones broadcast)
     batch = pw.pnr([labels, labels[::-1]], scores=[scores, scores[::-1]], label_ties=ties)
     np.testing.assert_array_equal(batch, [got, got])
+
+
+# --------------------------------------------------------------------------- rank order, tie groups, GAUC
+
+
+def test_auc_in_rank_order_counts_the_negatives_ranked_below_each_positive():
+    rows = [[1, 0, 1, 0, 0], [0, 1], [1, 1, 0], [0, 0]]
+    expected = [(3 + 2) / 6, 0.0, 1.0, math.nan]
+    np.testing.assert_array_equal(auc(rows), expected)
+    # the same as scores falling with the rank
+    np.testing.assert_array_equal(auc(rows), auc(rows, [[-i for i in range(len(r))] for r in rows]))
+    assert auc([3, 2, 0, 1], rel=2) == 1.0 and auc([0, 2, 3, 1], rel=2) == 0.5
+
+
+def test_auc_pnr_and_pair_counts_of_rankings_with_tie_groups_count_tied_pairs_half():
+    qrels = {"q": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 2}}
+    run = {"q": {"a": 0.5, "b": 0.5, "c": 0.2, "d": 0.9, "e": 0.5}}
+    labels, scores = [1, 0, 1, 0, 2], [0.5, 0.5, 0.2, 0.9, 0.5]
+    tied = rk.rank(qrels, run, ties="average")
+    assert tied.ties is not None
+    assert auc(tied)[0] == roc_auc_score(np.array(labels) >= 1, scores)
+    assert auc(tied, rel=2)[0] == roc_auc_score(np.array(labels) >= 2, scores)
+    assert pnr(tied)[0] == pnr(labels, scores)
+    assert pair_counts(tied) == tuple(np.array([v]) for v in pair_counts(labels, scores))
+    broken = rk.rank(qrels, run)  # docno order: e, b, a after d
+    assert auc(broken)[0] == auc([0, 2, 0, 1, 1])
+
+
+@settings(max_examples=80)
+@given(rows=st.lists(st.lists(st.integers(0, 7), min_size=17, max_size=40), min_size=1, max_size=4))
+def test_pair_counts_of_few_label_values_match_brute_force(rows):
+    counts = pair_counts(rows)
+    for i, row in enumerate(rows):
+        assert (counts.concordant[i], counts.discordant[i], counts.tied[i]) == brute_label_pairs(row)
+
+
+def test_gauc_by_hand_and_its_weights():
+    labels = [[1, 0, 0], [1, 0, 1, 0], [0, 0], [1]]
+    scores = [[0.9, 0.2, 0.1], [0.8, 0.9, 0.3, 0.2], [0.3, 0.1], [0.4]]
+    # AUC 1 over 3 rows (1 positive, 2 pairs), 1/2 over 4 rows (2 positives, 4 pairs); the rest one class
+    assert pw.gauc(labels, scores) == (3 * 1 + 4 * 0.5) / 7
+    assert pw.gauc(labels, scores, weights="queries") == 0.75
+    assert pw.gauc(labels, scores, weights="positives") == (1 + 2 * 0.5) / 3
+    assert pw.gauc(labels, scores, weights="pairs") == (2 + 4 * 0.5) / 6
+    assert pw.gauc(labels, scores, weights=np.array([2.0, 6.0, 100.0, 100.0])) == (2 + 3) / 8
+    assert pw.gauc([1, 0, 1], [0.3, 0.2, 0.1]) == auc([1, 0, 1], [0.3, 0.2, 0.1])
+    assert math.isnan(pw.gauc([[1, 1], [0]], [[0.1, 0.2], [0.3]]))
+    assert math.isnan(pw.gauc(labels, scores, weights=[0.0, 0.0, 1.0, 1.0]))
+
+
+@settings(max_examples=60)
+@given(data=st.lists(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 4)), min_size=1, max_size=8),
+                     min_size=1, max_size=5))
+def test_gauc_is_the_weighted_mean_of_sklearn_roc_auc_score(data):
+    labels = [[label for label, _ in row] for row in data]
+    scores = [[score for _, score in row] for row in data]
+    values, weights = [], []
+    for y, s in zip(labels, scores):
+        positive = np.array(y) >= 1
+        if 0 < positive.sum() < len(y):
+            values.append(roc_auc_score(positive, s))
+            weights.append(len(y))
+    expected = np.average(values, weights=weights) if values else math.nan
+    assert pw.gauc(labels, scores) == pytest.approx(expected, rel=1e-14, nan_ok=True)
+
+
+@pytest.mark.parametrize("weights, message", [
+    ("users", r"weights must be one of 'rows', 'queries', 'positives', 'pairs', got 'users'"),
+    ([1.0], r"weights must hold one number per query \(2\), got shape \(1,\)"),
+    ([1.0, -1.0], "weights must be finite and non-negative"),
+    ([1.0, math.nan], "weights must be finite and non-negative"),
+    ({"a": 1}, "weights must be one of rows, queries, positives, pairs or one number per query, got dict"),
+])
+def test_gauc_weights_errors(weights, message):
+    with pytest.raises(ValueError, match=message):
+        pw.gauc([[1, 0], [0, 1]], [[0.2, 0.1], [0.2, 0.1]], weights=weights)

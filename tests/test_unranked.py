@@ -118,3 +118,12 @@ def test_errors(call, message):
 
 def test_public_names_exported():
     assert rk.mse is mse and rk.mae is mae
+
+
+def test_a_rankings_with_predictions_in_its_layout():
+    r = rk.as_rankings([[1, 0, 2], [3]])  # padded to width 3
+    predictions = np.array([[0.5, 0.5, 2.0], [1.0, 99.0, 99.0]])  # the padding is ignored
+    np.testing.assert_array_equal(mse(r, predictions), [(0.25 + 0.25) / 3, 4.0])
+    np.testing.assert_array_equal(mae(r, predictions), [(0.5 + 0.5) / 3, 2.0])
+    with pytest.raises(ValueError, match=r"y_pred must have the shape of the Rankings' labels \(2, 3\)"):
+        mse(r, np.zeros((2, 2)))
