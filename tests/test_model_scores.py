@@ -430,3 +430,51 @@ def test_score_table_is_a_read_only_mapping_with_a_frame_and_a_repr():
     assert table._repr_html_().startswith("<p>ScoreTable: 15 queries") and "<table" in table._repr_html_()
     with pytest.raises(TypeError):
         table["AUC"] = 0  # type: ignore[index]
+
+
+# --------------------------------------------------------------------------- the front door of other libraries
+
+
+def test_every_score_record_runs_through_evaluate_scores():
+    names = [name for name, info in REGISTRY.items() if info.scores]
+    table = evaluate_scores([2, 0, 1, 0, 1], [0.9, 0.5, 0.4, 0.6, 0.3], [1, 1, 1, 2, 2], names)
+    for name in names:
+        assert table[name].shape == (2,) and np.isfinite(table[name]).all() and np.isfinite(table.all[name]), name
+
+
+def test_array_api_strict_arrays_come_back_as_such_with_the_numpy_values():
+    xp = pytest.importorskip("array_api_strict")
+    labels, scores, query = random_data(12, n_queries=10, score_levels=5)
+    specs = ["nDCG@5", "AUC", "GAUC", "PNR", "P@3"]
+    expected = quiet(labels, scores, query, specs)
+    table = quiet(xp.asarray(labels), xp.asarray(scores), xp.asarray(query), specs)
+    assert all(type(table[spec]) is type(xp.asarray(0.0)) for spec in specs)
+    assert (np.asarray(table.query) == expected.query).all()
+    for spec in specs:
+        np.testing.assert_allclose(np.asarray(table[spec]), expected[spec], rtol=1e-12, atol=1e-15, err_msg=spec)
+        assert float(table.all[spec]) == pytest.approx(float(expected.all[spec]), rel=1e-12)
+    assert table.to_frame().shape == expected.to_frame().shape
+
+
+@pytest.mark.parametrize("args, message", [
+    (lambda xp: (xp.asarray([1.0, 0.0]), xp.asarray([0.5])), r"got lengths labels 2, scores 1"),
+    (lambda xp: (xp.asarray([1.0, 0.0]), xp.asarray([0.5, 0.2]), xp.asarray([1])), r"query 1"),
+    (lambda xp: (xp.asarray([1.0, 0.0]), xp.asarray([0.5, xp.nan])), "scores must be finite"),
+    (lambda xp: (xp.asarray([1.0, 0.0]), xp.asarray([0.5, xp.inf])), "scores must be finite"),
+    (lambda xp: (xp.asarray([1.0, xp.nan]), xp.asarray([0.5, 0.2])), "labels must be finite and non-negative"),
+    (lambda xp: (xp.asarray([1, -1]), xp.asarray([0.5, 0.2])), "labels must be finite and non-negative"),
+    (lambda xp: (xp.asarray([1, 0]), xp.asarray([0.5, 0.2]), xp.asarray([1.0, 2.0])),
+     "query must hold integer ids, got dtype .*float64"),
+    (lambda xp: (xp.asarray([[1, 0]]), xp.asarray([[0.5, 0.2]])), "labels must be 1-D"),
+    (lambda xp: (xp.asarray([], dtype=xp.float64), xp.asarray([], dtype=xp.float64)), "empty"),
+])
+def test_array_api_inputs_are_checked_with_their_own_library(args, message):
+    xp = pytest.importorskip("array_api_strict")
+    with pytest.raises(ValueError, match=message):
+        evaluate_scores(*args(xp), metrics=["AUC"])
+
+
+def test_arrays_of_two_libraries_are_refused():
+    xp = pytest.importorskip("array_api_strict")
+    with pytest.raises(TypeError, match="labels, scores and query must be arrays of one library"):
+        evaluate_scores(xp.asarray([1.0, 0.0]), [0.5, 0.2])
