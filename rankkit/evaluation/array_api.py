@@ -49,12 +49,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+from array_api_compat import device as array_device
+
 from ..metrics._numerics import jk_discounts, log_ranks, powers
 
 __all__ = ["score_arrays", "SUPPORTED"]
 
 #: The metrics computed on a library other than NumPy (registry names).
-SUPPORTED = ("P", "R", "success", "AP", "RR", "CG", "DCG", "nDCG", "RBP", "AUC", "GAUC", "PNR", "MSE", "MAE")
+SUPPORTED = ("P", "R", "success", "AP", "RR", "CG", "DCG", "nDCG", "RBP", "ERR", "AUC", "GAUC", "PNR", "MSE", "MAE")
 
 #: Queries per block in the all-pairs count of PNR for labels of many distinct values.
 _PAIR_CELLS = 1 << 22
@@ -118,24 +121,30 @@ class _Layout:
         return self.xp.astype(x, self.dtype)
 
     def constant(self, values) -> Any:
-        """A NumPy table of constants (discounts, powers) on the device, in the value dtype."""
-        return self.xp.asarray(values, dtype=self.dtype, device=self.device)
+        """A table of constants (discounts, powers; NumPy's, copied: the cached tables are
+        read-only, which PyTorch warns about) on the device, in the value dtype."""
+        return self.xp.asarray(np.array(values, dtype=np.float64), dtype=self.dtype, device=self.device)
 
     def prefix(self, x):
         """Sums along each row with a leading 0: ``out[:, j]`` = the sum of the first j."""
         return self.xp.cumulative_sum(self.f(x), axis=1, include_initial=True)
 
     def at(self, matrix, cols):
-        """``matrix[q, cols[q, ...]]`` for every query q (a gather on the flat matrix)."""
-        xp = self.xp
-        rows = xp.reshape(xp.arange(self.n_queries, device=self.device), (-1,) + (1,) * (cols.ndim - 1))
-        flat = xp.reshape(rows * matrix.shape[1] + cols, (-1,))
-        return xp.reshape(xp.take(xp.reshape(matrix, (-1,)), flat), cols.shape)
+        """``matrix[q, cols[q, ...]]`` for every query q."""
+        return _gather(self.xp, matrix, cols)
 
-    def group_sum(self, x, starts, ends):
-        """Each rank's sum of ``x`` over its group [start, end) of its row."""
-        prefix = self.prefix(x)
-        return self.at(prefix, ends) - self.at(prefix, starts)
+    def before(self, prefix):
+        """Each rank's prefix sum up to its tie group (exclusive), from :meth:`prefix`."""
+        return self.at(prefix, self.starts) if self.average else prefix[:, :-1]
+
+    def through(self, prefix):
+        """Each rank's prefix sum through the end of its tie group, from :meth:`prefix`."""
+        return self.at(prefix, self.ends) if self.average else prefix[:, 1:]
+
+    @cached_property
+    def pair_counts(self) -> tuple[Any, Any, Any]:
+        """Per query: concordant, discordant and equal-label pairs (:func:`_pair_counts`)."""
+        return _pair_counts(self)
 
 
 def _float_dtype(xp, scores, device):
@@ -147,16 +156,31 @@ def _float_dtype(xp, scores, device):
     return default
 
 
-def _order(xp, labels, scores, query, ties: str):
-    """Row order: query, then score descending, then (tie policy) label."""
+def _gather(xp, matrix, cols):
+    """``matrix[q, cols[q, ...]]`` for every row q (a gather on the flat matrix)."""
+    rows = xp.reshape(xp.arange(matrix.shape[0], dtype=cols.dtype, device=array_device(cols)),
+                      (-1,) + (1,) * (cols.ndim - 1))
+    flat = xp.reshape(rows * matrix.shape[1] + cols, (-1,))
+    return xp.reshape(xp.take(xp.reshape(matrix, (-1,)), flat), cols.shape)
+
+
+def _by_query(xp, query):
+    """The row order that groups the queries (ids ascending), or None when it is the rows' own."""
+    if bool(xp.all(query[1:] >= query[:-1])):
+        return None
+    return xp.argsort(query, stable=True)
+
+
+def _rank_columns(xp, labels, scores, valid, ties: str):
+    """Each row's column order: score descending, then (tie policy) label; padding last.
+    Sorting the short rows of the padded matrix costs far less than one sort of all rows."""
+    key = xp.where(valid, -scores, xp.inf)
     order = None
-    keys = [-scores, query]
     if ties in ("pessimistic", "optimistic"):
-        keys.insert(0, labels if ties == "pessimistic" else -labels)
-    for key in keys:  # least significant key first; each sort stable
-        step = xp.argsort(key if order is None else xp.take(key, order), stable=True)
-        order = step if order is None else xp.take(order, step)
-    return order
+        order = xp.argsort(labels if ties == "pessimistic" else -labels, axis=1, stable=True)
+        key = _gather(xp, key, order)
+    step = xp.argsort(key, axis=1, stable=True)
+    return step if order is None else _gather(xp, order, step)
 
 
 def _groups(xp, flags, n_queries: int, depth: int, device):
@@ -173,16 +197,15 @@ def _groups(xp, flags, n_queries: int, depth: int, device):
 
 def _layout(xp, labels, scores, query, ties: str, retrieved: str):
     """The padded, ranked matrices of all queries, and the sorted distinct query ids."""
-    from array_api_compat import device as device_of
-
-    device = device_of(scores)
+    device = array_device(scores)
     dtype = _float_dtype(xp, scores, device)
     labels, scores = xp.astype(labels, dtype), xp.astype(scores, dtype)
     n = labels.shape[0]
     if query is None:
         query = xp.zeros(n, dtype=xp.int32, device=device)
-    order = _order(xp, labels, scores, query, ties)
-    query, labels, scores = xp.take(query, order), xp.take(labels, order), xp.take(scores, order)
+    order = _by_query(xp, query)
+    if order is not None:
+        query, labels, scores = xp.take(query, order), xp.take(labels, order), xp.take(scores, order)
     new = xp.concat([xp.ones(1, dtype=xp.bool, device=device), query[1:] != query[:-1]])
     starts = xp.nonzero(new)[0]
     counts = xp.concat([starts[1:], xp.asarray([n], dtype=starts.dtype, device=device)]) - starts
@@ -195,6 +218,8 @@ def _layout(xp, labels, scores, query, ties: str, retrieved: str):
         return xp.where(valid, xp.reshape(xp.take(values, where), (n_queries, depth)), 0.0)
 
     all_labels, padded_scores = padded(labels), padded(scores)
+    ranks = _rank_columns(xp, all_labels, padded_scores, valid, ties)
+    all_labels, padded_scores = _gather(xp, all_labels, ranks), _gather(xp, padded_scores, ranks)
     shown = valid if retrieved == "all" else valid & (padded_scores > 0)
     layout = _Layout(xp, device, dtype, ties, all_labels, shown, xp.where(shown, all_labels, 0.0),
                      padded_scores, valid, counts, cols)
@@ -224,7 +249,8 @@ def _expected(lay: _Layout, x):
     if not lay.average:
         return x
     size = lay.f(lay.ends - lay.starts)
-    return lay.xp.where(size > 1, lay.group_sum(x, lay.starts, lay.ends) / size, x)
+    prefix = lay.prefix(x)
+    return lay.xp.where(size > 1, (lay.through(prefix) - lay.before(prefix)) / size, x)
 
 
 def _relevant(lay: _Layout, rel: float):
@@ -287,8 +313,8 @@ def _average_precision(lay: _Layout, k, params, rel):
         raise ValueError("normalize='retrieved' takes no cutoff k with ties='average': its denominator, the "
                          "relevant documents in the top k, would depend on the order of tied documents")
     prefix = lay.prefix(_relevant(lay, rel))
-    h = lay.at(prefix, lay.starts)
-    r = lay.at(prefix, lay.ends) - h
+    h = lay.before(prefix)
+    r = lay.through(prefix) - h
     n, c = lay.f(lay.ends - lay.starts), lay.f(lay.starts)
     if params.get("tied", "expected") == "group_end" and lay.average:
         term = _group_end_terms(lay, k, h, r, n, c)
@@ -416,6 +442,26 @@ def _rbp(lay: _Layout, k, params, rel):
     return (1.0 - p) * xp.sum(values * lay.constant(powers(p, values.shape[1])), axis=1)
 
 
+def _err(lay: _Layout, k, params, rel):
+    """Expected reciprocal rank (Chapelle et al. 2009): sum_i p**(i - 1) / i R_i
+    prod_{j < i} (1 - R_j), R_i = (2**label_i - 1) / 2**max_grade; max_grade by default the
+    largest label of the data. Not linear in the labels: refused on tied scores with
+    ``ties="average"``, as the NumPy path refuses it."""
+    xp = lay.xp
+    if lay.average and bool(xp.any(lay.ends - lay.starts > 1)):
+        raise ValueError("ERR does not support ties='average' when scores tie (it is not linear in the labels); "
+                         "pass ties='pessimistic' or 'optimistic'")
+    top = params.get("max_grade")
+    if top is None:
+        top = xp.max(lay.labels)
+        top = xp.where(top > 0, top, 1.0)
+    stop = (2.0 ** lay.ranked[:, :_cut(lay, k)] - 1.0) / 2.0 ** top
+    reach = _cumulative_product(xp, 1.0 - stop)[:, :-1]
+    width = stop.shape[1]
+    weights = lay.constant(powers(float(params.get("p", 1.0)), width)) / (lay.f(lay.cols[:, :width]) + 1.0)
+    return xp.sum(stop * reach * weights, axis=1)
+
+
 # --------------------------------------------------------------------------- model scores
 
 
@@ -427,8 +473,8 @@ def _mann_whitney(lay: _Layout, rel: float):
     positive = lay.valid & (lay.labels >= rel)
     negative = lay.f(lay.valid & ~positive)
     prefix = lay.prefix(negative)
-    below = lay.at(prefix, lay.ends)
-    tied = below - lay.at(prefix, lay.starts)
+    below = lay.through(prefix)
+    tied = below - lay.before(prefix)
     n_neg = xp.sum(negative, axis=1)
     u = xp.sum(xp.where(positive, (xp.reshape(n_neg, (-1, 1)) - below) + 0.5 * tied, 0.0), axis=1)
     return u, xp.sum(lay.f(positive), axis=1) * n_neg
@@ -455,10 +501,10 @@ def _pair_counts(lay: _Layout):
         value = values[index]
         has = lay.valid & (lay.labels == value)
         prefix = lay.prefix(has)
-        above = lay.at(prefix, lay.starts)  # documents of this label scored higher
+        above = lay.before(prefix)  # documents of this label ranked higher
         concordant = concordant + xp.sum(xp.where(lay.valid & (lay.labels < value), above, 0.0), axis=1)
         discordant = discordant + xp.sum(xp.where(lay.valid & (lay.labels > value), above, 0.0), axis=1)
-        in_group = lay.at(prefix, lay.ends) - lay.at(prefix, lay.starts)
+        in_group = lay.through(prefix) - above
         same = xp.where(has, in_group, same)
         n_value = prefix[:, -1]
         equal = equal + n_value * (n_value - 1.0) / 2.0
@@ -489,7 +535,7 @@ def _pair_counts_broadcast(lay: _Layout):
 
 
 def _pnr(lay: _Layout, k, params, rel):
-    concordant, discordant, equal = _pair_counts(lay)
+    concordant, discordant, equal = lay.pair_counts
     if params.get("label_ties", "ignore") == "concordant":
         concordant = concordant + equal
     return _pnr_ratio(lay.xp, concordant, discordant)
@@ -566,7 +612,7 @@ def _aggregate(lay: _Layout, name: str, values, params: dict, rel: float, weight
     if name in ("MSE", "MAE"):
         return xp.sum(_errors(lay, 2 if name == "MSE" else 1)) / lay.f(xp.sum(lay.counts))
     if name == "PNR":
-        concordant, discordant, equal = _pair_counts(lay)
+        concordant, discordant, equal = lay.pair_counts
         if params.get("label_ties", "ignore") == "concordant":
             concordant = concordant + equal
         return _pnr_ratio(xp, xp.sum(concordant), xp.sum(discordant))
@@ -582,18 +628,31 @@ def _aggregate(lay: _Layout, name: str, values, params: dict, rel: float, weight
 #: Registry name -> its kernel ``(layout, k, params, rel) -> one value per query``.
 _KERNELS = {
     "P": _precision, "R": _recall, "success": _success, "AP": _average_precision, "RR": _reciprocal_rank,
-    "CG": _cumulative_gain, "DCG": _dcg, "nDCG": _ndcg, "RBP": _rbp,
+    "CG": _cumulative_gain, "DCG": _dcg, "nDCG": _ndcg, "RBP": _rbp, "ERR": _err,
     "AUC": _auc, "GAUC": _auc, "PNR": _pnr, "MSE": _mse, "MAE": _mae,
 }
 
 
+#: The parameters each kernel reads (``judged_only`` changes nothing: every row is judged).
+_PARAMS = {
+    "P": {"rel"}, "R": {"rel"}, "success": {"rel"}, "AP": {"rel", "normalize", "tied"}, "RR": {"rel"},
+    "CG": {"gain"}, "DCG": {"gain", "discount", "base"}, "nDCG": {"gain", "discount", "base"},
+    "RBP": {"p", "rel", "max_grade"}, "ERR": {"p", "max_grade"}, "AUC": {"rel"}, "GAUC": {"weights", "rel"},
+    "PNR": {"label_ties"}, "MSE": set(), "MAE": set(),
+}
+
+
 def _check_supported(metrics) -> None:
-    """Refuse, before any work, a metric (or a parameter value) this path does not compute."""
+    """Refuse, before any work, a metric (or a parameter) this path does not compute."""
     for metric in metrics:
         if metric.name not in _KERNELS:
             raise ValueError(
                 f"metric {metric} is not computed on arrays other than NumPy's; supported there: "
                 f"{', '.join(SUPPORTED)} (pass NumPy arrays for every other metric)")
+        unknown = set(metric.kwargs) - _PARAMS[metric.name] - {"judged_only"}
+        if unknown:
+            raise ValueError(f"metric {metric}: parameter(s) {', '.join(sorted(unknown))} not computed on arrays "
+                             "other than NumPy's (pass NumPy arrays)")
 
 
 def score_arrays(xp, labels, scores, query, metrics, *, ties: str = "average", rel: float = 1,
