@@ -357,6 +357,8 @@ def test_inputs_lists_series_and_no_query():
     labels, scores = [1, 0, 2, 0], [0.1, 0.4, 0.3, 0.2]
     table = evaluate_scores(labels, scores, metrics=["nDCG", "AUC"])
     assert table.query.tolist() == [0] and table.n_rows.tolist() == [4]
+    assert repr(table).startswith("ScoreTable: 1 query, 4 rows (ties='average', rel=1.0, weights='rows', "
+                                  "retrieved='all')\n")
     series = evaluate_scores(pd.Series(labels), pd.Series(scores), pd.Series(["a"] * 4), ["nDCG", "AUC"])
     assert series.query.tolist() == ["a"]
     assert series["nDCG"].tolist() == table["nDCG"].tolist() and series.all == table.all
@@ -375,6 +377,8 @@ def test_inputs_lists_series_and_no_query():
     (([1, np.nan], [0.5, 0.2]), {}, r"labels must be finite and non-negative, got nan at row 1"),
     (([1, -1], [0.5, 0.2]), {}, r"labels must be finite and non-negative, got -1.0 at row 1"),
     (([1, 0], [0.5, 0.2], [1.0, 2.0]), {}, r"query must hold integer or string ids, got float64 .*integer ids"),
+    (([1, 0], [0.5, 0.2], np.array(["a", None], dtype=object)), {},
+     r"query must hold integer or string ids of one type, got \['NoneType', 'str'\]"),
     (([[1, 0]], [[0.5, 0.2]]), {}, r"labels must be 1-D"),
     ((["a", "b"], [0.5, 0.2]), {}, r"labels must be a 1-D array of numbers"),
     (([1, 0], [0.5, 0.2]), {"metrics": ["nDCG@10", "nDGC@10"]}, r"unknown metric.*nDCG"),

@@ -89,9 +89,14 @@ def evaluate_scores(
     retrieved : {"all", "positive"}, default="all"
         ``"positive"``: a row scored 0 or less is not retrieved: it keeps its rank but
         counts as not relevant in the ranking (the judgments keep its label, so recall's
-        denominator counts it), as torchmetrics' retrieval precision, recall, average
-        precision and reciprocal rank treat ``preds <= 0``. Metrics of the scores (AUC,
-        GAUC, PNR, MSE, MAE) are not affected.
+        denominator counts it), as torchmetrics 1.9's ``retrieval_precision``,
+        ``retrieval_recall``, ``retrieval_average_precision`` and
+        ``retrieval_reciprocal_rank`` treat ``preds <= 0`` (``target = torch.where(preds >
+        0, target, 0)``; its AP then divides by the relevant documents retrieved:
+        ``AP(normalize='retrieved')``). ``"all"`` is the behaviour torchmetrics' later test
+        ``tests/unittests/retrieval/test_score_shift.py`` asks for: values unchanged by
+        shifting every score. Metrics of the scores (AUC, GAUC, PNR, MSE, MAE) are not
+        affected.
 
     Returns
     -------
@@ -261,8 +266,12 @@ def _numpy_table(y: np.ndarray, s: np.ndarray, q: np.ndarray | None, columns: di
     if q is None:
         ids, codes = np.zeros(1, dtype=np.int64), np.zeros(len(y), dtype=np.int64)
     else:
-        ids, codes = np.unique(q, return_inverse=True)
-        codes = codes.astype(np.int64)
+        try:
+            ids, codes = np.unique(q, return_inverse=True)
+        except TypeError:  # None, NaN-like or mixed types among object ids
+            raise ValueError("query must hold integer or string ids of one type, got "
+                             f"{sorted({type(v).__name__ for v in q.tolist()})}") from None
+        codes = codes.astype(np.int64).reshape(-1)
     r, score_matrix = rank_scores(y, s, codes, len(ids), settings["ties"])
     r = replace(r, query_ids=ids)
     ranked = r

@@ -109,8 +109,10 @@ class ScoreTable(Mapping):
 
     def _summary(self) -> str:
         n_unscored = {c: len(u) for c, u in self.unscored.items() if u}
-        settings = ", ".join(f"{k}={v!r}" for k, v in self.settings.items() if not hasattr(v, "shape"))
-        head = f"ScoreTable: {self.n_queries} queries, {int(to_numpy(self.n_rows).sum())} rows ({settings})"
+        settings = ", ".join(f"{k}={v!r}" for k, v in self.settings.items() if isinstance(v, (str, int, float)))
+        n = self.n_queries
+        head = (f"ScoreTable: {n} quer{'y' if n == 1 else 'ies'}, {int(to_numpy(self.n_rows).sum())} rows "
+                f"({settings})")
         if n_unscored:
             head += "; unscored or 0: " + ", ".join(f"{c} {n}" for c, n in n_unscored.items())
         return head
