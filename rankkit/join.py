@@ -89,14 +89,18 @@ def rank_arrays(qrels_ids: pa.ChunkedArray, judgments: _Judgments, in_run: list,
     among them (``codes``), its document ids and scores (``columns``, a list the join
     empties: it frees each once used) and its tag. The options come checked. ``index``
     turns the list of query ids into the Rankings' ``query_ids`` (default: an object
-    array)."""
+    array).
+
+    Given ``matched`` (one block of a run read in blocks), the memory Arrow's allocator
+    holds is kept for the next block; else it goes back to the system once the run is joined."""
     run_ids, scores = columns
     columns.clear()
     query_ids, run_rows, judged_rows = _query_rows(in_run, codes, judgments)
     del codes
     ordered = _order_run(run_rows, scores, len(query_ids))
     del scores
-    rows, grade, exact_keys = _match_judgments(ordered, query_ids, run_rows, run_ids, qrels_ids, judgments, judged_rows)
+    rows, grade, exact_keys = _match_judgments(ordered, query_ids, run_rows, run_ids, qrels_ids, judgments, judged_rows,
+                                               release=matched is None)
     check = Matched() if matched is None else matched
     check.add(len(rows), functools.partial(_unmatched_example, ordered, run_ids, qrels_ids, judgments, judged_rows))
     if matched is None:
@@ -117,7 +121,8 @@ def rank_arrays(qrels_ids: pa.ChunkedArray, judgments: _Judgments, in_run: list,
     tie_ids = _tie_groups(q_sorted, counts, start, width) if ties == "average" else None
     del q_sorted, start
     ideal, n_judged = _ideal(judgments, judged_rows, len(query_ids))
-    pa.default_memory_pool().release_unused()
+    if matched is None:
+        pa.default_memory_pool().release_unused()
     has_qrels = np.zeros(len(query_ids), dtype=bool)
     has_qrels[judged_rows] = True
     if index is not None:
@@ -521,7 +526,7 @@ def _forget_matches(judgments: weakref.ref, matches: weakref.ref) -> None:
 
 def _match_judgments(ordered: _Ordered, query_ids: list, run_rows: np.ndarray, run_ids: pa.ChunkedArray,
                      qrels_ids: pa.ChunkedArray, judgments: _Judgments,
-                     judged_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+                     judged_rows: np.ndarray, release: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(rows, grade, exact_keys)``: the positions of the ordered run that have a judgment
     (ascending), the label of each (below 0: "pooled but not judged"), and the run's
     document keys when they are the ids themselves (for :func:`_break_ties`), else None.
@@ -535,7 +540,7 @@ def _match_judgments(ordered: _Ordered, query_ids: list, run_rows: np.ndarray, r
     if known is not None and known.same_run(run_ids, query_ids, run_rows):
         rows, matched = known.positions(ordered.order)
         return rows, judgments.grades[matched], doc_keys(run_ids)[0] if known.exact else None
-    rows, matched, exact_keys = _match(ordered, run_ids, qrels_ids, judgments, judged_rows)
+    rows, matched, exact_keys = _match(ordered, run_ids, qrels_ids, judgments, judged_rows, release)
     judgments.remember(_Matches(run_ids, query_ids, run_rows, ordered.order[rows], matched, exact_keys is not None))
     return rows, judgments.grades[matched], exact_keys
 
@@ -569,9 +574,10 @@ class _Matches:
 
 
 def _match(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray, judgments: _Judgments,
-           judged_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+           judged_rows: np.ndarray, release: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """:func:`_match_judgments` done: ``(rows, matched, exact_keys)``, ``matched`` the
-    judgment row of each of ``rows``."""
+    judgment row of each of ``rows``; Arrow's freed memory goes back to the system if
+    ``release``."""
     run_key, run_longest = doc_keys(run_ids)
     qrels_key, index = judgments.keys, None
     if word_count(run_longest) != word_count(judgments.longest):  # keyed apart with different functions
@@ -589,7 +595,8 @@ def _match(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArr
         confirmed = same_ids(run_ids, ordered.order[rows], qrels_ids, matched)
     if not confirmed:  # two distinct ids share a key (astronomically rare): exact codes
         rows, matched = _lookup_exact(ordered, run_ids, qrels_ids, judgments, code_of)
-    pa.default_memory_pool().release_unused()  # Arrow's temporaries: lower the peak that follows
+    if release:  # Arrow's temporaries: lower the peak that follows
+        pa.default_memory_pool().release_unused()
     return rows, matched, run_key if exact else None
 
 

@@ -135,6 +135,7 @@ class FileJudgments:
         self._order = np.argsort(self.codes, kind="stable")
         self._bounds = np.searchsorted(self.codes[self._order], np.arange(len(self.names) + 1))
         self.text = pa.array(self.names, type=pa.large_string())
+        pa.default_memory_pool().release_unused()  # the parser's and the checks' memory, before the run's
 
     def max_grade(self) -> float:
         """The largest label, 1.0 if none is above 0 (:func:`rankkit.evaluation.stream.judged_max_grade`)."""

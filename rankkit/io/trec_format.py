@@ -565,7 +565,8 @@ def _parse_clean(inp: _Input, kind: str) -> _Parsed | None:
         return None  # the latter: a comment line with as many fields as a data line
     query_ids, doc_ids, values = _columns(table, kind)
     del table
-    pa.default_memory_pool().release_unused()  # the parser's blocks: lower the peak that follows
+    if inp.block is None:  # a whole file: the parser's blocks go, to lower the peak that follows
+        pa.default_memory_pool().release_unused()  # (a block's: kept for the next block)
     if not np.isfinite(values).all():  # pyarrow reads inf and nan
         return _scan_lines(inp, kind)  # names the line
     inp.lines = len(values)  # proven: no blank or comment line, each line a row
