@@ -19,14 +19,16 @@ scikit-learn user guide cites it).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._validation import check_rel
-from ..rankings import Rankings
+from ..rankings import FloatOrArray, Rankings
 from ._numerics import query_sum, rank_sum
-from ._paired_values import FloatOrArray, Rows, as_pair, as_rows
+
+if TYPE_CHECKING:  # ._paired_values imports pandas: on first use, so the registry does not load it
+    from ._paired_values import Rows
 
 __all__ = ["lrap", "lrap_score"]
 
@@ -56,6 +58,8 @@ def _lrap_rows(rl: Rows, rs: Rows, rel: float) -> np.ndarray:
 def _labels_and_scores(labels: Any, scores: Any) -> tuple[Rows, Rows]:
     """Labels and scores as rows of one shape; ``scores=None`` scores labels in rank order
     by minus their rank, the ranks of a tie group (``Rankings.ties``) all the group's first."""
+    from ._paired_values import as_pair, as_rows
+
     if scores is not None:
         return as_pair(labels, scores, "labels", "scores")
     rl = as_rows(labels, "labels")
@@ -149,6 +153,8 @@ def lrap_score(labels: Any, scores: Any = None, *, rel: float = 1, sample_weight
     if sample_weight is None:
         weights = np.ones(values.shape)
     else:
+        from ._paired_values import as_rows
+
         weights = as_rows(sample_weight, "sample_weight")
         if not weights.scalar or weights.values.shape[1] != values.size:
             raise ValueError(f"sample_weight must have one value per row ({values.size}), got shape {weights.shape}")
