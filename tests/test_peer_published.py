@@ -354,6 +354,56 @@ class TestRanxPublished:
         np.testing.assert_allclose(ndcg(r, k=10, gain="exp"), np.array(exp) / ideal_exp, rtol=1e-15)
 
 
+#: bpref_test.py and f1_test.py's judgments and runs (scores descending in the order given).
+RANX_QRELS = {
+    "q1": {"d2": 1, "d5": 1, "d1": 0, "d4": 0},
+    "q2": {"d2": 1, "d5": 1, "d1": 0, "d6": 0},
+    "q3": {"d2": 1, "d5": 1, "d7": 1, "d1": 0, "d6": 0, "d8": 0},
+    "q4": {"d2": 1, "d4": 1, "d6": 1, "d9": 1, "d1": 0, "d3": 0, "d7": 0, "d8": 0},
+}
+RANX_RUNS = {
+    "q1": ["d1", "d2", "d3", "d4"],
+    "q2": ["d1", "d2", "d3", "d4", "d5", "d6"],
+    "q3": ["d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8"],
+    "q4": ["d1", "d2", "d3", "d4", "d6", "d7", "d8"],
+}
+
+
+def scored(runs: dict) -> dict:
+    return {q: {doc: float(len(docs) - i) for i, doc in enumerate(docs)} for q, docs in runs.items()}
+
+
+class TestRanxMetricsPublished:
+    """AmenRa/ranx, tests/unit/ranx/metrics/: bpref_test.py, f1_test.py, rank_biased_precision_test.py."""
+
+    def test_bpref(self):
+        # "1 / 2 * (1 - (1 / 2))", "1 / 2 * ((1 - (1 / 2)) + (1 - (1 / 2)))",
+        # "1 / 3 * ((1 - (1 / 3)) + (1 - (1 / 3)) + (1 - (2 / 3)))",
+        # "1 / 4 * ((1 - (1 / 4)) + (1 - (2 / 4)) + (1 - (2 / 4)))"
+        table = rk.evaluate(RANX_QRELS, scored(RANX_RUNS), ["bpref"])
+        want = [1 / 2 * (1 - 1 / 2), 1 / 2 * ((1 - 1 / 2) + (1 - 1 / 2)),
+                1 / 3 * ((1 - 1 / 3) + (1 - 1 / 3) + (1 - 2 / 3)), 1 / 4 * ((1 - 1 / 4) + (1 - 2 / 4) + (1 - 2 / 4))]
+        np.testing.assert_allclose(table["bpref"].loc[["q1", "q2", "q3", "q4"]], want, rtol=1e-15)
+
+    def test_f1(self):
+        # test_f1: F1 = 2 P R / (P + R) of the whole retrieved set for q1-q3, and "0.0" for q4,
+        # whose run (d1, d12, d3, d14, d16, d7, d8) retrieves no relevant document
+        runs = {**RANX_RUNS, "q4": ["d1", "d12", "d3", "d14", "d16", "d7", "d8"]}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = rk.evaluate(RANX_QRELS, scored(runs), ["SetP", "SetR", "SetF"])
+        p, r = table["SetP"], table["SetR"]
+        np.testing.assert_allclose(table["SetF"].loc[["q1", "q2", "q3"]], (2 * p * r / (p + r)).loc[["q1", "q2", "q3"]],
+                                   rtol=1e-15)
+        assert table.loc["q4", "SetF"] == 0.0
+
+    def test_rank_biased_precision(self):
+        # test_rank_biased_precision: d1, d2, d6, d11, d17 relevant in a run d1..d20, p = 0.5:
+        # "round(scores[0], 4) == 0.7661"
+        labels = [1.0 if i in (1, 2, 6, 11, 17) else 0.0 for i in range(1, 21)]
+        assert round(rk.rbp(labels, p=0.5), 4) == 0.7661
+
+
 # --------------------------------------------------------------------------- ir_measures
 
 
@@ -412,6 +462,40 @@ class TestIrMeasuresPublished:
         table = evaluate(qrels, IRM_RUN, ["IPrec@0.25", "IPrec@0.75", "IPrec(rel=2)@0.5"])
         np.testing.assert_allclose(table.loc[["0", "1"]].to_numpy(), [[1.0, 1.0, 0.6666666], [0.25, 0.0, 0.25]],
                                    atol=5e-7)
+
+    def test_set_measures_and_counts(self):
+        # test_SetP / test_SetR / test_SetAP / test_SetF / test_NumRet / test_NumRel, per query and
+        # calc_aggregate (the mean over queries; the sum for the counts)
+        qrels = "0 0 D0 0\n0 0 D1 1\n0 0 D2 2\n0 0 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n1 0 D5 0"
+        expected = {
+            "SetP(rel=1)": (0.6, 0.25, 0.425), "SetRelP(rel=1)": (1.0, 0.5, 0.75), "SetP(rel=2)": (0.4, 0.25, 0.325),
+            "SetRelP(rel=2)": (1.0, 1.0, 1.0), "SetP(rel=3)": (0, 0, 0),
+            "SetR(rel=1)": (1.0, 0.5, 0.75), "SetR(rel=2)": (1.0, 1.0, 1.0), "SetR(rel=3)": (0, 0, 0),
+            "SetAP(rel=1)": (0.6, 0.125, 0.3625), "SetAP(rel=2)": (0.4, 0.25, 0.325), "SetAP(rel=3)": (0, 0, 0),
+            "SetF(rel=1)": (0.75, 0.33333, 0.5417), "SetF(rel=1, beta=0.5)": (0.6923, 0.3, 0.49615),
+            "SetF(rel=1, beta=2.0)": (0.81818, 0.375, 0.59659), "SetF(rel=3)": (0, 0, 0),
+        }
+        table = evaluate(qrels, IRM_RUN, list(expected))
+        for column, (first, second, mean) in expected.items():
+            np.testing.assert_allclose(table[column].loc[["0", "1"]], [first, second], atol=5e-5, err_msg=column)
+            assert table[column].mean() == pytest.approx(mean, abs=5e-5), column
+        # test_NumRet (D2 relevant at 1, D5 at 2): NumRet "5" and "4" (sum 9); NumRet(rel=1), the
+        # relevant ones retrieved, "3" and "1" (4); rel=2 "1" and "1" (2); rel=3 0 and 0
+        qrels = "0 0 D0 0\n0 0 D1 1\n0 0 D2 1\n0 0 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n1 0 D5 2"
+        counts = evaluate(qrels, IRM_RUN, ["NumRet", "NumRet(rel=1)", "NumRet(rel=2)", "NumRet(rel=3)"])
+        assert counts.loc[["0", "1"]].to_numpy().tolist() == [[5, 3, 1, 0], [4, 1, 1, 0]]
+        assert counts.sum().tolist() == [9, 4, 2, 0]
+        # test_NumRel (D5 judged 0): "3" and "2", sum 5
+        qrels = "0 0 D0 0\n0 0 D1 1\n0 0 D2 1\n0 0 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n1 0 D5 0"
+        assert evaluate(qrels, IRM_RUN, ["NumRel"])["NumRel"].loc[["0", "1"]].tolist() == [3, 2]
+
+    def test_infap(self):
+        # test_infAP: infAP "0.8333" and "0.1875" (mean "0.510416"); infAP(rel=2) "0.33333" and "0.375"
+        table = evaluate(IRM_QRELS_NEGATIVE, IRM_RUN, ["infAP", "infAP(rel=2)", "AP"])
+        np.testing.assert_allclose(table["infAP"].loc[["0", "1"]], [0.8333, 0.1875], atol=5e-5)
+        assert table["infAP"].mean() == pytest.approx(0.510416, abs=5e-6)
+        np.testing.assert_allclose(table["infAP(rel=2)"].loc[["0", "1"]], [0.33333, 0.375], atol=5e-5)
+        assert table["AP"].mean() == pytest.approx(0.47916666666666663, abs=1e-15)
 
     def test_precision_judged_only(self):
         # test_P: P@4 "0.5" and "0.25"; P(judged_only=True)@4 "0.75" and "0.25"
