@@ -252,6 +252,9 @@ class TestTorchmetricsPublished:
         # recall.py RetrievalRecall(top_k=2) "tensor(0.7500)", reciprocal_rank.py RetrievalMRR
         # "tensor(0.7500)", auroc.py RetrievalAUROC "tensor(0.7500)"
         assert average_precision(r).mean() == pytest.approx(0.7917, abs=5e-5)
+        # torchmetrics divides by the relevant documents it finds (normalize="retrieved"); here
+        # every relevant one is retrieved, so both denominators agree
+        assert average_precision(r, normalize="retrieved").mean() == pytest.approx(0.7917, abs=5e-5)
         assert fallout(r, k=2).mean() == 0.5
         assert ndcg(r).mean() == pytest.approx(0.8467, abs=5e-5)
         assert rk.precision(r, k=2).mean() == 0.5
