@@ -6,6 +6,11 @@ trec_eval's ``-l 1``). Every function takes labels in rank order (anything
 operations, and returns a float for a single 1-D list or one value per query otherwise.
 A query with no relevant document scores 0.0 in every normalised metric.
 
+Ties ``"average"``: when a :class:`~rankkit.Rankings` carries tie groups, P, R, RelP, R-precision,
+success, fall-out, AP and RR report their exact expected value over all orders of each tied
+group (AP and RR as McSherry & Najork 2008 derive it; AP's ``tied="group_end"`` instead counts a
+group at the precision at its end, as scikit-learn does); bpref, judged and YAAP refuse them.
+
 The definitions follow trec_eval (``m_P.c``, ``m_recall.c``, ``m_map.c``,
 ``m_map_cut.c``, ``m_Rprec.c``, ``m_success.c``, ``m_recip_rank.c``, ``m_bpref.c``,
 ``m_num_*.c``) and are tested against trec_eval 10.0's own test output and, on random
@@ -20,6 +25,10 @@ The docstrings reproduce numbers (never text) from articles cited by short names
 italics and listed with title, author and address in :mod:`rankkit.sources`:
 (*the guide to ranking metrics*,
 *abs_zero's article*, *Jason's notes on AP*).
+
+- F. McSherry and M. Najork, "Computing Information Retrieval Performance Measures Efficiently
+  in the Presence of Tied Scores", ECIR 2008, LNCS 4956, pp. 414-421,
+  https://doi.org/10.1007/978-3-540-78646-7_38.
 """
 
 from __future__ import annotations
