@@ -412,9 +412,10 @@ def _lookup(ordered: _Ordered, run_key: np.ndarray, code_of: np.ndarray, index: 
         hi = min(lo + block, len(ordered.order))
         codes = code_of[ordered.q_sorted[lo:hi]]
         judged = codes >= 0
-        if not judged.any():
+        top = int(codes.max())
+        if top < 0:
             continue
-        a, b = index.first[codes[judged][0]], ends[codes[judged][-1]]
+        a, b = index.first[np.min(codes, where=judged, initial=top)], ends[top]  # (no copy of the judged codes)
         if a == b:
             continue
         judgments = index.keys[a:b]
@@ -441,9 +442,12 @@ class _Judgments:
 
     _last: tuple[weakref.ref, _Judgments] | None = None
 
-    def __init__(self, names: list, codes: np.ndarray, grades: np.ndarray, ids: pa.ChunkedArray):
+    def __init__(self, names: list, codes: np.ndarray, grades: np.ndarray, ids: pa.ChunkedArray,
+                 keys: tuple[np.ndarray, int] | None = None):
         self.names, self.codes, self.grades = names, codes, grades
-        self.keys, self.longest = doc_keys(ids)
+        # The document keys and the longest id's length (rankkit.io.keys.doc_keys), unless
+        # given: those of a larger set of judgments these are taken from, on the same rows.
+        self.keys, self.longest = doc_keys(ids) if keys is None else keys
         self._index: _Index | None = None
         self._ideal: tuple[np.ndarray, np.ndarray] | None = None
         # Step 1 for the last run's query ids

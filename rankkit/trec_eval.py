@@ -360,9 +360,7 @@ def _lines(ids: list, columns: dict[str, Any], summary: Any, infos: dict[str, Me
            summary_lines: bool, zscores: bool = False) -> Iterator[str]:
     """:func:`trec_lines` of query ``ids``, each column's values along them, its ``all`` value
     (``summary[column]``) and registry row (``infos``)."""
-    # After -Z every number is a z-score: "Z" before its name, counts printed as fractions
-    names = {c: f"Z{c:<22}" if zscores and infos[c].kind != "str" else f"{c:<22}" for c in columns}
-    kinds = {c: "float" if zscores and infos[c].kind == "int" else infos[c].kind for c in columns}
+    names, kinds = _labels(columns, infos, zscores)
     if per_query:
         shown = [c for c in columns if not infos[c].summary_only]
         for qid, row in zip(ids, zip(*(columns[c].tolist() for c in shown))):
@@ -372,6 +370,40 @@ def _lines(ids: list, columns: dict[str, Any], summary: Any, infos: dict[str, Me
         for column in columns:
             if infos[column].aggregate != "none":
                 yield f"{names[column]}\tall\t{_format(summary[column], kinds[column], False)}"
+
+
+def _labels(columns: dict[str, Any], infos: dict[str, MetricInfo], zscores: bool) -> tuple[dict, dict]:
+    """Each column's name as printed (padded) and the kind its values print as."""
+    # After -Z every number is a z-score: "Z" before its name, counts printed as fractions
+    names = {c: f"Z{c:<22}" if zscores and infos[c].kind != "str" else f"{c:<22}" for c in columns}
+    kinds = {c: "float" if zscores and infos[c].kind == "int" else infos[c].kind for c in columns}
+    return names, kinds
+
+
+def _per_query_text(ids: list, columns: dict[str, Any], infos: dict[str, MetricInfo]) -> str:
+    """The per-query lines of :func:`_lines` (``per_query``), each with its newline, as one
+    string: each distinct value of a column formatted once (numbers told apart by their
+    bits: ``-0.0`` is not ``0.0``), the lines put together by NumPy, query after query."""
+    names, kinds = _labels(columns, infos, zscores=False)
+    shown = [c for c in columns if not infos[c].summary_only]
+    if not ids or not shown:
+        return ""
+    between = np.empty(len(ids), dtype=object)
+    between[:] = [f"\t{q}\t" for q in ids]
+    lines = np.empty((len(ids), len(shown)), dtype=object)
+    for k, column in enumerate(shown):
+        values = np.asarray(columns[column])
+        if values.dtype.kind in "fiub":
+            bits = values.dtype.kind == "f"
+            numbers = values.view(np.dtype(f"i{values.dtype.itemsize}")) if bits else values
+            distinct, at = np.unique(numbers, return_inverse=True)
+            distinct = distinct.view(values.dtype) if bits else distinct
+        else:  # strings (relstring): each its own
+            distinct, at = values, np.arange(len(values))
+        texts = np.empty(len(distinct), dtype=object)
+        texts[:] = [_format(v, kinds[column], True) + "\n" for v in distinct.tolist()]
+        lines[:, k] = names[column] + between + texts[at.reshape(-1)]
+    return "".join(lines.ravel().tolist())
 
 
 def trec_eval_text(qrels: str | os.PathLike, run: str | os.PathLike, columns: dict[str, Metric], *,
@@ -406,5 +438,6 @@ def trec_eval_text(qrels: str | os.PathLike, run: str | os.PathLike, columns: di
     summary = {column: aggregate_column(values[column], infos[column]) for column in columns}
     if complete and "num_rel" in values:  # trec_eval counts every label > 0 here
         summary["num_rel"] = float((labels > 0).sum())
-    lines = _lines(ids, values, summary, infos, per_query=per_query, summary_lines=summary_lines)
-    return "".join(line + "\n" for line in lines)
+    text = _per_query_text(ids, values, infos) if per_query else ""
+    lines = _lines(ids, values, summary, infos, per_query=False, summary_lines=summary_lines)
+    return text + "".join(line + "\n" for line in lines)

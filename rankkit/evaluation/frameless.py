@@ -157,7 +157,8 @@ class FileJudgments:
         ids = self.ids.take(pa.array(rows, type=pa.int64()))
         codes = np.repeat(np.arange(len(positions), dtype=np.int64), counts)
         names = [self.names[i] for i in positions.tolist()]
-        return ids, _Judgments(names, codes, self.grades[rows], ids)
+        keys, longest = doc_keys(self.ids)  # keyed once, for every block
+        return ids, _Judgments(names, codes, self.grades[rows], ids, keys=(keys[rows], longest))
 
 
 def per_query_values(
