@@ -30,17 +30,43 @@ italics and listed with title, author and address in :mod:`rankkit.sources`:
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from .._validation import check_option, check_rel
-from ..rankings import Rankings
+from ..rankings import FloatOrArray, Rankings
 from ._numerics import query_sum
-from ._paired_values import FloatOrArray, Rows, as_pair, as_rows
+
+if TYPE_CHECKING:
+    from ._paired_values import Rows
 
 __all__ = ["PairCounts", "pair_counts", "inversions", "pnr", "kendall_tau", "kendall_distance", "auc", "gauc",
            "GAUC_WEIGHTS"]
+
+
+# The readers of inputs import pandas: imported on first use, so that importing this module
+# (the registry does, for the command line too) loads neither.
+def as_rows(x: Any, name: str) -> Rows:
+    """:func:`rankkit.metrics._paired_values.as_rows`."""
+    from ._paired_values import as_rows as read
+
+    return read(x, name)
+
+
+def as_pair(a: Any, b: Any, name_a: str, name_b: str) -> tuple[Rows, Rows]:
+    """:func:`rankkit.metrics._paired_values.as_pair`."""
+    from ._paired_values import as_pair as read
+
+    return read(a, b, name_a, name_b)
+
+
+def _rows(values: np.ndarray, lengths: np.ndarray, scalar: bool) -> Rows:
+    """A :class:`rankkit.metrics._paired_values.Rows`."""
+    from ._paired_values import Rows
+
+    return Rows(values, lengths, scalar)
+
 
 # Lists up to this length compare all pairs by broadcasting; longer ones use the merge sort.
 _BROADCAST_MAX_LEN = 16
@@ -216,7 +242,7 @@ def _rank_scores(r: Rankings) -> Rows:
     position = np.broadcast_to(np.arange(depth, dtype=np.float64), (n, depth))
     if r.ties is not None:  # a group's id is the flat index of its first rank
         position = (r.ties - np.arange(n, dtype=np.int64)[:, None] * depth).astype(np.float64)
-    return Rows(-position, r.lengths.astype(np.int64), r.scalar)
+    return _rows(-position, r.lengths.astype(np.int64), r.scalar)
 
 
 def _scored_rows(labels: Any, scores: Any) -> tuple[Rows, Rows]:

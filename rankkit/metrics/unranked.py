@@ -21,11 +21,26 @@ from typing import Any
 
 import numpy as np
 
-from ..rankings import Rankings
+from ..rankings import FloatOrArray, Rankings
 from ._numerics import rank_sum
-from ._paired_values import FloatOrArray, as_pair, as_rows
 
 __all__ = ["mse", "mae"]
+
+
+# The readers of inputs import pandas: imported on first use, so that importing this module
+# (the registry does, for the command line too) loads neither.
+def as_rows(x: Any, name: str):
+    """:func:`rankkit.metrics._paired_values.as_rows`."""
+    from ._paired_values import as_rows as read
+
+    return read(x, name)
+
+
+def as_pair(a: Any, b: Any, name_a: str, name_b: str):
+    """:func:`rankkit.metrics._paired_values.as_pair`."""
+    from ._paired_values import as_pair as read
+
+    return read(a, b, name_a, name_b)
 
 
 def _mean_error(y_true: Any, y_pred: Any, power: int) -> FloatOrArray:
