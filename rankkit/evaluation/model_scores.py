@@ -233,7 +233,8 @@ def rank_scores(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_queries: int,
     """
     counts = np.bincount(codes, minlength=n_queries).astype(np.int64)
     width = int(counts.max())
-    by_query = np.argsort(codes, kind="stable")
+    grouped = bool(np.all(codes[1:] >= codes[:-1]))
+    by_query = slice(None) if grouped else np.argsort(codes, kind="stable")
     q_sorted = codes[by_query]
     pos = np.arange(len(codes), dtype=np.int64) - (np.cumsum(counts) - counts)[q_sorted]
     judged = np.arange(width) < counts[:, None]
@@ -261,17 +262,27 @@ def rank_scores(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_queries: int,
     return r, score_matrix
 
 
+def _query_codes(q: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct query ids and each row's position among them; without a sort when
+    the rows come grouped by query in ascending order (the layout of LightGBM's and
+    XGBoost's groups, and of most data sets)."""
+    if q is None:
+        return np.zeros(1, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    try:
+        if q.dtype != object and bool(np.all(q[1:] >= q[:-1])):
+            start = np.ones(n, dtype=bool)
+            start[1:] = q[1:] != q[:-1]
+            return q[start], np.cumsum(start, dtype=np.int64) - 1
+        ids, codes = np.unique(q, return_inverse=True)
+    except TypeError:  # None, NaN-like or mixed types among object ids
+        raise ValueError("query must hold integer or string ids of one type, got "
+                         f"{sorted({type(v).__name__ for v in q.tolist()})}") from None
+    return ids, codes.astype(np.int64).reshape(-1)
+
+
 def _numpy_table(y: np.ndarray, s: np.ndarray, q: np.ndarray | None, columns: dict[str, Metric],
                  settings: dict[str, Any]) -> ScoreTable:
-    if q is None:
-        ids, codes = np.zeros(1, dtype=np.int64), np.zeros(len(y), dtype=np.int64)
-    else:
-        try:
-            ids, codes = np.unique(q, return_inverse=True)
-        except TypeError:  # None, NaN-like or mixed types among object ids
-            raise ValueError("query must hold integer or string ids of one type, got "
-                             f"{sorted({type(v).__name__ for v in q.tolist()})}") from None
-        codes = codes.astype(np.int64).reshape(-1)
+    ids, codes = _query_codes(q, len(y))
     r, score_matrix = rank_scores(y, s, codes, len(ids), settings["ties"])
     r = replace(r, query_ids=ids)
     ranked = r
@@ -336,26 +347,33 @@ def _unscored(r: Rankings, columns: dict[str, Metric], rel: float) -> dict[str, 
     """Metric -> {query id: reason} for the queries it cannot score or scores 0 for want of
     a relevant document."""
     n = r.lengths
-    lowest = r.ideal[np.arange(len(n)), n - 1]
+    one = n == 1
     out: dict[str, dict[Any, str]] = {}
     for column, metric in columns.items():
-        name = metric.name
-        reasons = np.full(len(n), "", dtype=object)
+        name, level = metric.name, metric.kwargs.get("rel", rel)
         if name in ("AUC", "GAUC"):
-            level = metric.kwargs.get("rel", rel)
             n_pos = r.n_relevant(level)
-            reasons[n_pos == n] = f"no negative document (label < {level:g})"
-            reasons[n_pos == 0] = f"no positive document (label >= {level:g})"
+            cases = [(one, "one document"), (n_pos == 0, f"no positive document (label >= {level:g})"),
+                     (n_pos == n, f"no negative document (label < {level:g})")]
         elif name == "PNR":
-            reasons[r.ideal[:, 0] == lowest] = "all labels equal"
+            lowest = r.ideal[np.arange(len(n)), n - 1]
+            cases = [(one, "one document"), (r.ideal[:, 0] == lowest, "all labels equal")]
         elif not metric.info.scores:
-            level = metric.kwargs.get("rel", rel)
-            reasons[r.n_relevant(level) == 0] = "no relevant document: 0, as rk.evaluate scores it"
-        if name in ("AUC", "GAUC", "PNR"):
-            reasons[n == 1] = "one document"
-        flagged = reasons != ""
-        out[column] = dict(zip(r.query_ids[flagged].tolist(), reasons[flagged].tolist()))
+            cases = [(r.n_relevant(level) == 0, "no relevant document: 0, as rk.evaluate scores it")]
+        else:
+            cases = []
+        out[column] = _reasons(r.query_ids, cases)
     return out
+
+
+def _reasons(ids: np.ndarray, cases: list[tuple[np.ndarray, str]]) -> dict[Any, str]:
+    """{id: the first reason whose mask holds}, in the order of the ids."""
+    if not cases:
+        return {}
+    masks = [mask for mask, _ in cases]
+    rows = np.flatnonzero(np.logical_or.reduce(masks))
+    reasons = np.select([mask[rows] for mask in masks], [reason for _, reason in cases], "")
+    return dict(zip(ids[rows].tolist(), reasons.tolist()))
 
 
 def _warn(unscored: dict[str, dict[Any, str]], columns: dict[str, Metric]) -> None:
