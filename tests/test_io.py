@@ -530,3 +530,33 @@ class TestMistakesSaidWithWhatToDo:
             qrels = write(tmp_path, "qrels.txt", "q00 0 doc-0001 1\nq19 0 doc-0001 1\n")
             with pytest.raises(ValueError, match=message):
                 evaluate(qrels, path, ["AP"])
+
+
+@settings(max_examples=40)
+@given(lines=st.lists(st.tuples(st.sampled_from(["q1", "q2", "10"]), st.text("abcXYZ-_", min_size=1, max_size=40),
+                                st.integers(-5, 99)), min_size=1, max_size=30),
+       size=st.integers(1, 120), bom=st.booleans(), last_newline=st.booleans(), noise=st.booleans())
+def test_a_plain_file_in_blocks_is_the_file_parsed_whole(tmp_path_factory, lines, size, bom, last_newline, noise):
+    # trec_format.blocks reads a plain file straight into each block's buffer; whatever the
+    # block size (below a line's length too), byte order mark, last newline or odd lines
+    # (comments, blank lines, tabs: the parse other than the clean one), the blocks' rows
+    # are the whole file's, and so are their line numbers (the last line's error names it)
+    from rankkit.io.trec_format import blocks, parse
+
+    text = "".join(f"{q} Q0 {d} {i + 1} {s} tag{i}\n" + ("# note\n\n" if noise and i % 3 == 0 else "")
+                   for i, (q, d, s) in enumerate(lines))
+    text = text if last_newline else text[:-1]
+    path = tmp_path_factory.mktemp("blocks") / "run.txt"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.replace(" Q0 ", "\tQ0 " if noise else " Q0 ").encode())
+    _, queries, docs, scores, tag = parse(str(path), "run")
+    parts = list(blocks(str(path), "run", size))
+    assert [q for p in parts for q in p[1].to_pylist()] == queries.to_pylist()
+    assert [d for p in parts for d in p[2].to_pylist()] == docs.to_pylist()
+    assert np.concatenate([p[3] for p in parts]).tolist() == scores.tolist()
+    assert [p[4] for p in parts if len(p[3])][-1] == tag == f"tag{len(lines) - 1}"
+    assert sum(p[5] for p in parts) == len(text.encode()) + (not text.endswith("\n"))  # every byte once, the BOM aside
+    bad = path.read_bytes().rstrip(b"\n") + b"\nq1 Q0 short\n"
+    path.write_bytes(bad)
+    line = bad.count(b"\n")
+    with pytest.raises(ValueError, match=rf"run\.txt line {line}: expected at least 6 columns, got 3"):
+        list(blocks(str(path), "run", size))

@@ -115,7 +115,8 @@ def blocks(source: Any, kind: str, size: int) -> Iterator[tuple[str, pa.ChunkedA
     inp = source if isinstance(source, _Input) else _Input(source)  # an _Input given stays open
     rows, first_line = 0, 1
     try:
-        for data in _line_blocks(_chunks(inp, min(size, _BLOCK)), size):
+        plain = inp.plain_path is not None and inp.block is None
+        for data in _plain_line_blocks(inp, size) if plain else _line_blocks(_chunks(inp, min(size, _BLOCK)), size):
             with _Input.of_block(data, inp.name, first_line) as part:
                 query_ids, doc_ids, values, tag = _parse_input(part, kind)
             if part.lines is None:  # NumPy counts faster than bytes.count
@@ -163,6 +164,47 @@ def _line_blocks(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
     if held:
         last = b"".join(pending)
         yield last if last.endswith(b"\n") else last + b"\n"  # trec_eval ends the last line too
+
+
+def _plain_line_blocks(inp: _Input, size: int) -> Iterator[bytearray]:
+    """:func:`_line_blocks` of a plain file (not gzip), each block read straight into its
+    own buffer: the read's copy of the bytes is the only one (no join of smaller reads).
+    The bytes after a block's last line end start the next block."""
+    carry = b""  # the start of a line that goes on in the next block
+    with inp.open() as f:
+        if inp.bom:
+            _read_block(f, inp.name, len(_BOM))
+        eof = False
+        while not eof:
+            block = bytearray(len(carry) + size)
+            block[: len(carry)] = carry
+            filled, cut = len(carry), 0
+            while not cut and not eof:
+                view = memoryview(block)
+                while filled < len(block) and not eof:
+                    read = _read_into(f, view[filled:], inp.name)
+                    filled += read
+                    eof = read == 0
+                view.release()
+                # Up to the last line end (or all of it with a NUL, which the parse reports)
+                cut = filled if eof else block.rfind(b"\n", 0, filled) + 1 or (
+                    filled if block.find(b"\x00", 0, filled) >= 0 else 0)
+                if not cut and not eof:  # a line longer than the block: read on
+                    block.extend(bytes(size))
+            carry = bytes(block[cut:filled])
+            del block[cut:]
+            if eof and block and not block.endswith(b"\n"):
+                block.append(0x0A)  # trec_eval ends the last line too
+            if block:
+                yield block
+
+
+def _read_into(f: IO[bytes], view: memoryview, name: str) -> int:
+    """``f.readinto(view)``; an I/O error is one ValueError naming the file (:func:`_read_block`)."""
+    try:
+        return f.readinto(view) or 0
+    except OSError as err:
+        raise os_error(name, err) from None
 
 
 def id_text(raw: bytes) -> str:
@@ -230,11 +272,11 @@ class _Input:
             raise ValueError(f"{self.name}: not a text file (byte 0x00 at line {line})")
 
     @classmethod
-    def of_block(cls, data: bytes, name: str, first_line: int) -> _Input:
+    def of_block(cls, data: bytes | bytearray, name: str, first_line: int) -> _Input:
         """Whole lines of a file, already read (and decompressed, without the file's byte
         order mark), that start at line ``first_line``."""
         inp = cls.__new__(cls)
-        inp.path, inp._stream, inp._start, inp._spool = None, io.BytesIO(data), 0, None
+        inp.path, inp._stream, inp._start, inp._spool = None, None, 0, None  # read as a stream: see _raw
         inp.name, inp.gzip, inp.bom, inp.first_line, inp.block = name, False, False, first_line, data
         return inp
 
@@ -248,6 +290,8 @@ class _Input:
     @property
     def size(self) -> int | None:
         """The file's size in bytes as read (None if compressed or not a file)."""
+        if self.block is not None:
+            return len(self.block)
         if self.gzip or self._spool is not None:  # (a spool's fileno() would move it to disk)
             return None
         try:
@@ -269,6 +313,9 @@ class _Input:
 
     @contextmanager
     def _raw(self) -> Iterator[IO[bytes]]:
+        if self.block is not None:  # (bytes: no copy; a bytearray is copied, by the rare parses that read it so)
+            yield io.BytesIO(self.block)
+            return
         if self._stream is not None:
             self._stream.seek(self._start)
             yield self._stream  # the caller's object: not closed here
@@ -551,8 +598,11 @@ class _Proof(threading.Thread):
 def _parse_clean(inp: _Input, kind: str) -> _Parsed | None:
     """The file parsed by pyarrow.csv straight from its bytes, vouched for by a
     :class:`_CleanScan` of them; None if it cannot be."""
-    with closing(_chunks(inp, _HEAD_BLOCK)) as chunks:
-        head = next(chunks, b"")
+    if inp.block is not None:  # (a block is not copied to be read as a stream)
+        head = bytes(inp.block[:_HEAD_BLOCK])
+    else:
+        with closing(_chunks(inp, _HEAD_BLOCK)) as chunks:
+            head = next(chunks, b"")
     if head.startswith(_BOM):  # a second one (the file's own is gone): pyarrow would drop it
         return None
     delimiter = "\t" if b"\t" in head.split(b"\n", 1)[0] else " "
