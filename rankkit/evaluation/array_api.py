@@ -9,20 +9,27 @@ to NumPy, and no Python loop runs over queries.
 
 How (all queries at once):
 
-1. one stable ``argsort`` per key orders the rows by query, then score descending (after
-   the label, ascending or descending, for ``ties="pessimistic"`` / ``"optimistic"``);
+1. one stable ``argsort`` by query id groups the rows (none when they come grouped, as in
+   LightGBM's and XGBoost's layout);
 2. the rows of each query are gathered into a zero-padded (n_queries, depth) matrix with
-   clipped indices and a mask (no scatter);
-3. tie groups (equal scores within a query) are runs of equal values along a row; sums
+   clipped indices and a mask (no scatter), depth the largest query's number of rows;
+3. each row of it is sorted by score descending (a stable ``argsort`` along the short
+   axis, after one by label ascending or descending for ``ties="pessimistic"`` /
+   ``"optimistic"``), far cheaper than one sort of all rows;
+4. tie groups (equal scores within a query) are runs of equal values along a row; sums
    over a group are differences of prefix sums along the row (``cumulative_sum``), so
    every per-group quantity is a few gathers;
-4. each metric is then elementwise arithmetic and one sum along the ranks.
+5. each metric is then elementwise arithmetic and one sum along the ranks.
+
+Only a few scalars reach the host: the depth, whether the rows come grouped, the number
+of distinct labels (PNR) and, for ERR, whether scores tie.
 
 ``ties="average"`` gives the exact expected value over all orders of every tied group:
 for the metrics linear in the labels (CG, DCG, nDCG, P, R, RBP) each rank takes its
 group's mean gain; success@k is the probability that a relevant document reaches the top
-k; AP and RR follow McSherry & Najork's expectations (references below). AUC, GAUC and
-PNR count a pair with tied scores 1/2, whatever ``ties`` says.
+k; AP and RR follow McSherry & Najork's expectations (references below); AUC, GAUC and
+PNR count a pair in one tie group 1/2. With ``"pessimistic"`` / ``"optimistic"`` every
+metric, AUC and PNR included, sees the tie-broken order, as the NumPy path does.
 
 Numbers: values are float64 where the library's default float is float64
 (array-api-strict) or the scores are float64 (PyTorch with float64 tensors), the scores'
@@ -30,7 +37,9 @@ float dtype otherwise (JAX's default float32 unless ``jax_enable_x64``). Sums al
 ranks and over queries are the library's own reductions, not rankkit's one order of
 summation (:mod:`rankkit.metrics._numerics`), so on float64 the values equal the NumPy
 path's within 1e-12, and within about 1e-5 on float32; the DCG discounts and RBP's
-powers are rankkit's correctly rounded tables, copied to the device once.
+powers are rankkit's correctly rounded tables (computed by NumPy, copied to the device
+once; nothing of the input goes to NumPy). JAX compiles each operation for each new
+shape on its first use, so a first call at a new size costs seconds.
 
 References
 ----------
