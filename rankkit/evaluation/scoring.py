@@ -35,6 +35,7 @@ from .._validation import check_rel
 from ..io import RunFile, read_qrels, read_run
 from ..join import rank_frames
 from ..names import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
+from ..names.records import refuse_score_metrics
 from ..rankings import Rankings, as_rankings
 from .arrays import GEOMETRIC_FLOOR as GEOMETRIC_FLOOR  # kept here: callers import them from scoring
 from .arrays import aggregate_column, score_values, unscored_queries
@@ -283,24 +284,6 @@ def evaluate(
                                       lambda r, s: _score_with(r, specs, s), settings)
     table.attrs |= {"unscored": unscored, "queries": settings.queries, "ties": settings.ties}
     return table
-
-
-def refuse_score_metrics(columns: dict[str, Metric]) -> dict[str, Metric]:
-    """``columns``, unless a metric takes the model's scores (AUC, GAUC, PNR, MSE, MAE): a run
-    gives ranked documents, and those metrics need each document's label and score.
-
-    Examples
-    --------
-    >>> refuse_score_metrics(expand_metrics(["AUC"]))
-    Traceback (most recent call last):
-    ...
-    ValueError: metric AUC needs the model's scores: use rk.evaluate_scores(labels, scores, query, ["AUC"])
-    """
-    for column, metric in columns.items():
-        if metric.info.scores:
-            raise ValueError(f"metric {column} needs the model's scores: use "
-                             f'rk.evaluate_scores(labels, scores, query, ["{column}"])')
-    return columns
 
 
 def _score_with(r: Rankings, columns: dict[str, Metric], settings: Settings) -> pd.DataFrame:

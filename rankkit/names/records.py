@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_option
-from ..metrics import binary, cwl, graded, incomplete, overlap, pairwise, set_based, unranked
+from ..metrics import binary, cwl, graded, incomplete, label_ranking, overlap, pairwise, set_based, unranked
 from . import parameters as P
 from .parameters import Param
 from .trec_eval import (
@@ -38,7 +38,7 @@ from .trec_eval import (
 )
 
 __all__ = ["MetricInfo", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "TREC_FAMILIES", "NICKNAMES", "IR_MEASURES",
-           "lookup_name"]
+           "lookup_name", "refuse_score_metrics"]
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ _RECORDS = (
                aliases=("R-prec", "R_prec"), ir_measures=("Rprec", "RPrec")),
     MetricInfo("success", binary.success, _REL, trec=(cutoffs("success", "1,5,10", at=29),),
                summary="1 if a relevant document is in the top k, else 0", ir_measures=("Success",)),
-    MetricInfo("AP", binary.average_precision, (P.REL, P.NORMALIZE),
+    MetricInfo("AP", binary.average_precision, (P.REL, P.NORMALIZE, P.AP_TIED),
                trec=(plain("map", at=5), cutoffs("map_cut", at=27)),
                summary="average precision (trec_eval map, map_cut)", ir_measures=("AP", "MAP")),
     MetricInfo("GMAP", binary.average_precision, _REL, cutoff=False, aggregate="gmean", summary_only=True,
@@ -191,6 +191,11 @@ _RECORDS = (
     MetricInfo("RR", binary.reciprocal_rank, _REL, trec=(plain("recip_rank", at=9),),
                summary="reciprocal rank of the first relevant document",
                aliases=("recip_rank", "MRR"), ir_measures=("RR", "MRR")),
+    MetricInfo("fallout", binary.fallout, _REL,
+               summary="fraction of the judged non-relevant documents in the top k (torchmetrics' fall-out)"),
+    MetricInfo("LRAP", label_ranking.lrap, _REL, cutoff=False,
+               summary="label-ranking average precision; 1 without a relevant or a non-relevant document "
+                       "(scikit-learn)"),
     MetricInfo("bpref", binary.bpref, _REL, cutoff=False, trec=(plain("bpref", at=8),),
                summary="binary preference (Buckley & Voorhees 2004)", ir_measures=("Bpref", "BPref")),
     MetricInfo("GM_bpref", binary.bpref, _REL, cutoff=False, aggregate="gmean", summary_only=True,
@@ -351,3 +356,24 @@ def lookup_name(name: str) -> str | None:
         return TREC_FAMILIES[name][0]
     folded = {n.lower(): n for n in REGISTRY} | {a.lower(): t for a, t in NAME_ALIASES.items()}
     return folded.get(name.lower())
+
+
+def refuse_score_metrics(columns: dict[str, Any]) -> dict[str, Any]:
+    """``columns`` (column -> :class:`~rankkit.names.Metric`), unless a metric takes the
+    model's scores (AUC, GAUC, PNR, MSE, MAE: :attr:`MetricInfo.scores`): a run gives ranked
+    documents, and those metrics need each document's label and score
+    (:func:`rankkit.evaluation.evaluate_scores`).
+
+    Examples
+    --------
+    >>> from rankkit.names import expand_metrics
+    >>> refuse_score_metrics(expand_metrics(["AUC"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: metric AUC needs the model's scores: use rk.evaluate_scores(labels, scores, query, ["AUC"])
+    """
+    for column, metric in columns.items():
+        if metric.info.scores:
+            raise ValueError(f"metric {column} needs the model's scores: use "
+                             f'rk.evaluate_scores(labels, scores, query, ["{column}"])')
+    return columns
