@@ -488,8 +488,10 @@ def test_evaluate_average_ties_for_linear_metrics_and_an_error_naming_the_spec_o
     run = {"q": {"a": 1.0, "b": 1.0}}
     table = evaluate(qrels, run, ["P@1", "success@1", "R@1", "nDCG@1", "num_rel_ret"], ties="average")
     assert table.loc["q"].to_dict() == {"P@1": 0.5, "success@1": 0.5, "R@1": 0.5, "nDCG@1": 0.5, "num_rel_ret": 1.0}
-    with pytest.raises(ValueError, match=r"metric map: ties='average' is not supported by average_precision"):
-        evaluate(qrels, run, ["P@1", "map"], ties="average")
+    # AP and RR: the expected value over both orders, (1 + 1/2) / 2 (McSherry & Najork)
+    assert evaluate(qrels, run, ["map", "RR"], ties="average").loc["q"].tolist() == [0.75, 0.75]
+    with pytest.raises(ValueError, match=r"metric bpref: ties='average' is not supported by bpref"):
+        evaluate(qrels, run, ["P@1", "bpref"], ties="average")
 
 
 def test_evaluate_err_max_grade_is_the_largest_label_of_all_judgments():

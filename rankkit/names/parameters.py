@@ -3,7 +3,7 @@
 A :class:`Param` checks a spec's value with the validator the metric function itself calls
 (:mod:`rankkit._validation`), so a spec is refused when it is parsed, with the message the
 metric would give when computed. What depends on the data (labels above ``max_grade``) or on
-another parameter (``max_grade`` above ``min_grade``, ``base`` 2 with ``discount='log2'``)
+another parameter (``max_grade`` above ``min_grade``)
 is left to the metric.
 """
 
@@ -29,7 +29,7 @@ from .._validation import (
     check_recall_levels,
     check_rel,
 )
-from ..metrics.binary import NORMALIZATIONS, ROUNDINGS
+from ..metrics.binary import NORMALIZATIONS, ROUNDINGS, TIED
 from ..metrics.cwl import CWL_DEPTH
 from ..metrics.graded import DISCOUNTS, GAINS, RESIDUAL_CONVENTIONS
 
@@ -156,6 +156,9 @@ MULTIPLE = Param("multiple", "number", 1.0, "precision at rank multiple * R",
 NORMALIZE = Param("normalize", "text", "relevant",
                   "AP's denominator: R (trec_eval), relevant retrieved in the top k, or min(R, k)",
                   _option("normalize", NORMALIZATIONS), choices=NORMALIZATIONS)
+AP_TIED = Param("tied", "text", "expected",
+                "a tie group under ties='average': AP's expected value over its orders, or the precision "
+                "at the group's end (scikit-learn)", _option("tied", TIED), choices=TIED)
 RECALL = Param("recall", "number", None, "the recall level", lambda value: check_recall_levels([value]), low=0, high=1)
 ROUNDING = Param("rounding", "text", "textbook",
                  "relevant documents a recall level needs: 'nearest' is trec_eval 10, 'plus_0.9' trec_eval 9",
@@ -172,9 +175,9 @@ N_DOCS = Param("n_docs", "integer", 0, "documents in the collection (evaluate's 
                functools.partial(check_count, name="n_docs"), low=0)
 GAIN = Param("gain", "gain", "linear", "gain of a label: the label, 2**label - 1, or a mapping label -> gain",
              functools.partial(check_gain, options=GAINS), choices=GAINS)
-DISCOUNT = Param("discount", "text", "log2", "rank discount: 1 / log2(i + 1), or Jarvelin & Kekalainen's",
+DISCOUNT = Param("discount", "text", "log2", "rank discount: 1 / log_b(i + 1) (b = base), or Jarvelin & Kekalainen's",
                  _option("discount", DISCOUNTS), choices=DISCOUNTS)
-BASE = Param("base", "number", 2.0, "logarithm base of discount='jk' (2 with 'log2')", check_base,
+BASE = Param("base", "number", 2.0, "logarithm base b of both discounts (scikit-learn's log_base)", check_base,
              low=1, low_open=True)
 RBP_P = Param("p", "number", 0.8, "persistence: the chance of looking at the next rank",
               _probability("p", high_open=True), low=0, high=1, low_open=True, high_open=True)
