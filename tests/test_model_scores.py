@@ -434,6 +434,12 @@ def test_score_table_is_a_read_only_mapping_with_a_frame_and_a_repr():
     assert table._repr_html_().startswith("<p>ScoreTable: 15 queries") and "<table" in table._repr_html_()
     with pytest.raises(TypeError):
         table["AUC"] = 0  # type: ignore[index]
+    with pytest.raises(TypeError):
+        table.all["AUC"] = 0
+    with pytest.raises(TypeError):
+        table.unscored["AUC"][3] = "changed"
+    with pytest.raises(AttributeError):
+        table.query = None
 
 
 # --------------------------------------------------------------------------- the front door of other libraries
