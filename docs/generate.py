@@ -40,7 +40,8 @@ API_PAGES: dict[str, tuple[str, str, list[tuple[str, Iterable[str] | None]]]] = 
     "metrics": ("Metric families (rankkit.metrics)", "Every metric function, by family; the top-level ``rk.*`` "
                 "name where there is one.",
                 [(f"rankkit.metrics.{family}", None) for family in
-                 ("binary", "graded", "cwl", "set_based", "incomplete", "overlap", "pairwise", "unranked")]),
+                 ("binary", "curves", "graded", "cwl", "set_based", "incomplete", "overlap", "pairwise",
+                  "label_ranking", "unranked")]),
     "evaluation": ("Evaluation (rankkit.evaluation)", "Scoring runs against judgments in memory; "
                    "``rk.evaluate`` is the front door.", [("rankkit.evaluation", None)]),
     "io": ("Reading judgments and runs (rankkit.io)", "TREC files, Parquet and Feather, frames, records, dicts.",

@@ -35,20 +35,21 @@ _PUBLIC: dict[str, str] = {
     **dict.fromkeys(
         ("average_precision", "bpref", "interpolated_precision", "judged", "num_relevant",
          "num_relevant_retrieved", "num_retrieved", "pr_curve", "precision", "r_precision", "recall",
-         "reciprocal_rank", "success"), ".metrics.binary"),
+         "reciprocal_rank", "success", "fallout"), ".metrics.binary"),
     **dict.fromkeys(("bpm", "insq", "inst", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"), ".metrics.cwl"),
     **dict.fromkeys(("cumulative_gain", "dcg", "err", "idcg", "ndcg", "rbp", "rbp_residual"),
                     ".metrics.graded"),
-    **dict.fromkeys(("PairCounts", "auc", "inversions", "kendall_distance", "kendall_tau", "pair_counts", "pnr"),
-                    ".metrics.pairwise"),
+    **dict.fromkeys(("PairCounts", "auc", "gauc", "inversions", "kendall_distance", "kendall_tau", "pair_counts",
+                     "pnr"), ".metrics.pairwise"),
     "compatibility": ".metrics.overlap",
+    "lrap": ".metrics.label_ranking",
     "mae": ".metrics.unranked",
     "mse": ".metrics.unranked",
     "Rankings": ".rankings",
     "as_rankings": ".rankings",
     "read_qrels": ".io",
     "read_run": ".io",
-    **dict.fromkeys(("rank", "aggregate", "score"), ".evaluation"),
+    **dict.fromkeys(("rank", "aggregate", "score", "evaluate_scores"), ".evaluation"),
     "evaluate": ".api",  # the front door: in memory, or rankkit.dask for Dask inputs
     "parse_metric": ".names",
     "compare": ".stats",
@@ -61,13 +62,13 @@ _SUBMODULES = frozenset({"cli", "dask", "evaluation", "explore", "io", "join", "
 __all__ = [
     "Rankings", "as_rankings", "rank",
     "precision", "recall", "r_precision", "success", "average_precision", "reciprocal_rank",
-    "bpref", "judged", "num_retrieved", "num_relevant", "num_relevant_retrieved",
+    "bpref", "judged", "fallout", "num_retrieved", "num_relevant", "num_relevant_retrieved",
     "pr_curve", "interpolated_precision",
     "cumulative_gain", "dcg", "idcg", "ndcg", "rbp", "rbp_residual", "err",
     "sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "insq", "inst", "bpm", "compatibility",
-    "kendall_tau", "kendall_distance", "inversions", "pair_counts", "PairCounts", "pnr", "auc",
+    "kendall_tau", "kendall_distance", "inversions", "pair_counts", "PairCounts", "pnr", "auc", "gauc", "lrap",
     "mse", "mae",
-    "read_qrels", "read_run", "evaluate", "aggregate", "score", "parse_metric", "compare",
+    "read_qrels", "read_run", "evaluate", "evaluate_scores", "aggregate", "score", "parse_metric", "compare",
 ]
 
 
