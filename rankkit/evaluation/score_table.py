@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -79,11 +78,10 @@ class ScoreTable(Mapping):
     metrics: dict[str, str] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:  # read-only all the way down
+    def __post_init__(self) -> None:  # its own copies: the caller's dicts may change
         for name in ("data", "all", "metrics", "settings"):
-            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
-        object.__setattr__(self, "unscored", MappingProxyType({c: MappingProxyType(dict(u))
-                                                               for c, u in self.unscored.items()}))
+            object.__setattr__(self, name, dict(getattr(self, name)))
+        object.__setattr__(self, "unscored", {c: dict(u) for c, u in self.unscored.items()})
 
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
