@@ -131,6 +131,20 @@ def test_rank_metrics_equal_rk_evaluate_to_the_bit():
     assert rk.aggregate(table)[RANK_SPECS].to_dict() == totals.to_dict()
 
 
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
+def test_tied_scores_broken_by_label_equal_rk_evaluate_to_the_bit(ties):
+    labels, scores, query = random_data(13, n_queries=40, max_rows=30, levels=4, score_levels=4)
+    ids = np.array([f"q{q:04d}" for q in query])
+    docs = [f"d{i:05d}" for i in range(len(labels))]
+    qrels = pd.DataFrame({"query_id": ids, "doc_id": docs, "relevance": labels.astype(int)})
+    run = pd.DataFrame({"query_id": ids, "doc_id": docs, "score": scores})
+    specs = ["nDCG@10", "AP", "RR", "P@5", "ERR", "RBP"]
+    expected = rk.evaluate(qrels, run, specs, ties=ties)
+    table = evaluate_scores(labels, scores, ids, specs, ties=ties)
+    for spec in specs:
+        np.testing.assert_array_equal(table[spec], expected[spec].to_numpy(), err_msg=spec)
+
+
 def test_evaluate_rel_equals_evaluate_scores_rel_to_the_bit():
     labels, scores, query = random_data(5, levels=4)
     docs = [f"d{i}" for i in range(len(labels))]
