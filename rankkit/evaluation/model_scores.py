@@ -169,10 +169,10 @@ def _columns(metrics: Any) -> dict[str, Metric]:
 
 
 def _is_numpy_like(x: Any) -> bool:
-    """NumPy arrays and scalars, Python sequences, pandas objects, and None."""
+    """NumPy arrays and scalars, Python sequences, pandas, Polars and Arrow objects, and None."""
     if x is None or isinstance(x, (np.ndarray, np.generic, list, tuple, range)):
         return True
-    return (type(x).__module__ or "").partition(".")[0] == "pandas"
+    return (type(x).__module__ or "").partition(".")[0] in ("pandas", "polars", "pyarrow")
 
 
 def _check_numpy(labels: Any, scores: Any, query: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -199,7 +199,8 @@ def _vector(x: Any, name: str, dtype: Any) -> np.ndarray:
     try:
         values = np.asarray(x, dtype=dtype)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 1-D array of numbers, got {type(x).__name__}: {exc}") from None
+        what = "ids" if name == "query" else "numbers"
+        raise ValueError(f"{name} must be a 1-D array of {what}, got {type(x).__name__}: {exc}") from None
     if values.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one entry per row), got shape {values.shape}")
     return values
