@@ -380,6 +380,10 @@ def test_inputs_lists_series_and_no_query():
     ints = evaluate_scores(np.array(labels), np.array(scores), np.zeros(4, dtype=np.uint8), ["AUC"])
     assert ints.query.dtype == np.uint8 and ints["AUC"][0] == table["AUC"][0]
     assert evaluate_scores([True, False], [0.2, 0.1], metrics=["AUC"])["AUC"][0] == 1.0
+    pa = pytest.importorskip("pyarrow")
+    arrow = evaluate_scores(pa.array(labels), pa.chunked_array([scores[:1], scores[1:]]), pa.array(["a"] * 4),
+                            ["nDCG", "AUC"])
+    assert arrow.query.tolist() == ["a"] and arrow.all == table.all
 
 
 @pytest.mark.parametrize("args, kwargs, message", [
