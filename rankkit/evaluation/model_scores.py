@@ -290,7 +290,12 @@ def _numpy_table(y: np.ndarray, s: np.ndarray, q: np.ndarray | None, columns: di
     if settings["retrieved"] == "positive":  # torchmetrics: a row scored <= 0 is not relevant
         ranked = replace(r, labels=np.where(score_matrix > 0, r.labels, 0.0))
     rank_columns = {c: m for c, m in columns.items() if not m.info.scores}
-    values = score_values(ranked, rank_columns, defaults(ranked, settings["rel"], None, None)) if rank_columns else {}
+    try:
+        values = score_values(ranked, rank_columns, defaults(ranked, settings["rel"], None, None))
+    except ValueError as exc:  # a metric that refuses tie groups: say which choices are here
+        if "ties='average'" not in str(exc):
+            raise
+        raise ValueError(f"{exc} (evaluate_scores: ties='pessimistic' or 'optimistic')") from None
     totals = {c: aggregate_column(v, columns[c].info) for c, v in values.items()}
     for column, metric in columns.items():
         if metric.info.scores:
