@@ -39,6 +39,7 @@ from .io.keys import id_bytes, query_index, trec_order
 from .io.readers import read_qrels as _read_qrels
 from .io.readers import read_run as _read_run
 from .join import Matched, rank_frames
+from .names.records import refuse_score_metrics
 
 __all__ = ["is_dask", "read_qrels", "read_run", "evaluate", "compute", "aggregate", "compare"]
 
@@ -270,7 +271,7 @@ def evaluate(
     shuffle = check_option(shuffle, ("tasks", "p2p"), "shuffle")
     settings = Settings(ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only, n_docs=n_docs,
                         max_grade=max_grade, columns=columns)
-    specs = expand_metrics(metrics)  # bad specs fail before anything else
+    specs = refuse_score_metrics(expand_metrics(metrics))  # bad specs fail before anything else
     # rankkit's dtypes as they are (Dask would convert str columns and indexes to its own)
     with dask.config.set({"dataframe.convert-string": False}):
         qrels, q_qrels, _ = _as_frame(qrels, "qrels", columns)

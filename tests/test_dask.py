@@ -388,3 +388,8 @@ def test_without_dask_the_error_says_which_extra_to_install(monkeypatch):
         rd.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["AP"])
     with pytest.raises(ModuleNotFoundError, match=r"\[dask\] extra"):
         rd.read_run("no-such-*.run")
+
+
+def test_metrics_of_model_scores_are_refused_before_anything_is_read(tmp_path):
+    with pytest.raises(ValueError, match=r"metric AUC needs the model's scores: use rk.evaluate_scores"):
+        rd.evaluate(tmp_path / "missing.qrels", tmp_path / "missing.run", ["nDCG@10", "AUC"])
