@@ -238,10 +238,22 @@ def _query_rows(in_run: list, codes: np.ndarray, judgments: _Judgments) -> tuple
         row_of = {q: i for i, q in enumerate(ids)}
         last = judgments.query_rows = _QueryRows(in_run, ids, np.array([row_of[q] for q in in_run], dtype=np.int32),
                                                  np.array([row_of[q] for q in judged], dtype=np.int64))
-    return last.ids, last.row_of_category[codes], last.judged_rows
+    rows = last.row_of_category if len(codes) >= _NARROW_FROM else last.row_of_category.astype(np.intp)
+    return last.ids, rows[codes], last.judged_rows
 
 
 # --------------------------------------------------------------------------- 2. order the run
+
+#: Up to this many lines, the run's positions and query rows are NumPy's own index type
+#: (intp), which its gathers take as they are (a run read in blocks); from it on, 32-bit
+#: positions halve the memory of the largest arrays of a run joined whole.
+_NARROW_FROM = 1 << 22
+
+
+def _position_type(n: int) -> type:
+    """The integer type of the positions of a run of ``n`` lines."""
+    return np.intp if n < _NARROW_FROM else np.int32 if n < 2**31 else np.int64
+
 
 class _Ordered(NamedTuple):
     """The run in rank order: ``order[i]`` is the input row at position i; ``q_sorted`` its
@@ -280,8 +292,7 @@ def _order_run(run_rows: np.ndarray, scores: np.ndarray, n: int) -> _Ordered:
         # order ``ties`` names, from the ids and labels alone. So the scores need no stable
         # sort (NumPy's introsort, SIMD where the CPU has it, outruns merge sort).
         order = _stably_by_query(np.argsort(-scores), run_rows, n)
-    if len(order) < 2**31:
-        order = order.astype(np.int32)  # half the memory of argsort's int64
+    order = order.astype(_position_type(len(order)), copy=False)  # (32 bits: half the memory of argsort's)
     q_sorted = run_rows[order]
     return _Ordered(order, q_sorted, _group_starts(scores[order], q_sorted[1:] == q_sorted[:-1]), counts)
 
@@ -314,7 +325,7 @@ def _order_blocks(starts: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np
     Same result as a stable argsort of ``codes`` (a block keeps its row order), built with
     a repeat over the few blocks instead of sorting every row.
     """
-    index = np.int32 if len(codes) < 2**31 else np.int64
+    index = _position_type(len(codes))
     starts = starts.astype(index)
     sizes = np.diff(np.append(starts, index(len(codes))))
     by_query = np.argsort(codes[starts], kind="stable")
@@ -336,7 +347,7 @@ def _sort_blocks(starts: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> n
     every row does n log(n) (benchmarks/bench_join.py measures both). The padding may at
     most double the rows.
     """
-    index = np.int32 if len(codes) < 2**31 else np.int64
+    index = _position_type(len(codes))
     sizes = np.diff(np.append(starts, len(codes)))
     width = int(sizes.max()) if sizes.size else 0
     if len(starts) * width > 2 * len(codes):

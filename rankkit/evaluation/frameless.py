@@ -92,12 +92,12 @@ def _query_codes(query_ids: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
     if arr.num_chunks == 0:
         return [], np.zeros(0, dtype=np.int32)
     dictionary = arr.chunk(0).dictionary
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in arr.chunks]).astype(np.int32)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in arr.chunks]).astype(np.intp)
     names = dictionary.to_pylist()
     used = np.flatnonzero(np.bincount(codes, minlength=len(names)))  # a dictionary may hold unused ids
     order = sorted(used.tolist(), key=names.__getitem__)  # code point order: byte order for UTF-8
-    remap = np.full(len(names), -1, dtype=np.int32)
-    remap[order] = np.arange(len(order), dtype=np.int32)
+    remap = np.full(len(names), -1, dtype=np.intp)  # (NumPy's index type: the join's gathers take it as it is)
+    remap[order] = np.arange(len(order), dtype=np.intp)
     return [names[i] for i in order], remap[codes]
 
 
