@@ -251,15 +251,19 @@ def _cut(lay: _Layout, k: int | None) -> int:
     return lay.depth if k is None else min(k, lay.depth)
 
 
-def _expected(lay: _Layout, x):
-    """Each rank's value replaced by its tie group's mean: the expected value of a metric
-    linear in the per-rank values, over all orders of every group (unchanged without
-    ``ties="average"``; an untied rank keeps its value to the bit)."""
+def _expected(lay: _Layout, x, k: int | None = None):
+    """The first k ranks' values, each replaced by its tie group's mean: the expected value
+    of a metric linear in the per-rank values, over all orders of every group (unchanged
+    without ``ties="average"``; an untied rank keeps its value to the bit). A group may
+    reach past rank k, so its sum runs over the whole row."""
+    width = _cut(lay, k)
     if not lay.average:
-        return x
-    size = lay.f(lay.ends - lay.starts)
+        return x[:, :width]
+    starts, ends = lay.starts[:, :width], lay.ends[:, :width]
+    size = lay.f(ends - starts)
     prefix = lay.prefix(x)
-    return lay.xp.where(size > 1, (lay.through(prefix) - lay.before(prefix)) / size, x)
+    mean = (lay.at(prefix, ends) - lay.at(prefix, starts)) / size
+    return lay.xp.where(size > 1, mean, x[:, :width])
 
 
 def _relevant(lay: _Layout, rel: float):
@@ -274,7 +278,7 @@ def _n_relevant(lay: _Layout, rel: float):
 
 def _hits(lay: _Layout, rel: float, k: int | None):
     """Expected relevant documents in the top k."""
-    return lay.xp.sum(_expected(lay, _relevant(lay, rel))[:, :_cut(lay, k)], axis=1)
+    return lay.xp.sum(_expected(lay, _relevant(lay, rel), k), axis=1)
 
 
 def _rel(params: dict, rel: float) -> float:
@@ -404,7 +408,7 @@ def _gain(lay: _Layout, labels, gain):
 
 def _ranked_gains(lay: _Layout, gain, k):
     gains = lay.xp.where(lay.shown, _gain(lay, lay.labels, gain), 0.0)
-    return _expected(lay, gains)[:, :_cut(lay, k)]
+    return _expected(lay, gains, k)
 
 
 def _ideal_gains(lay: _Layout, gain, k):
@@ -447,7 +451,7 @@ def _rbp(lay: _Layout, k, params, rel):
         values = lay.ranked / xp.where(top > 1.0, top, 1.0)
     else:
         values = lay.ranked / float(max_grade)
-    values = _expected(lay, values)[:, :_cut(lay, k)]
+    values = _expected(lay, values, k)
     return (1.0 - p) * xp.sum(values * lay.constant(powers(p, values.shape[1])), axis=1)
 
 
