@@ -393,7 +393,7 @@ def _index(codes: np.ndarray, doc_key: np.ndarray, n: int, hashed: bool) -> _Ind
     bits = int(np.clip(int(len(key)).bit_length() + 3, 10, 28))
     maybe = np.zeros(1 << bits, dtype=bool)
     maybe[_bucket(key, bits)] = True
-    by_key = np.argsort(key, kind="stable")
+    by_key = np.argsort(key)  # (judgments are distinct pairs: equal keys only by a collision, which is confirmed)
     key = key[by_key]
     shift = np.uint64(64 - max(1, (n - 1).bit_length()))
     first = np.searchsorted(key, np.arange(n + 1, dtype=np.uint64) << shift)
