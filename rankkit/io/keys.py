@@ -216,7 +216,18 @@ def _tail_sums(windows: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
 def longest(*arrays: pa.Array | pa.ChunkedArray) -> int:
     """Length in bytes of the longest string in these arrays (0 if none)."""
     chunked = [a.chunks if isinstance(a, pa.ChunkedArray) else [a] for a in arrays]
-    return max((pc.max(pc.binary_length(c)).as_py() or 0 for cs in chunked for c in cs if len(c)), default=0)
+    return max((_longest(c) for cs in chunked for c in cs if len(c)), default=0)
+
+
+def _longest(chunk: pa.Array) -> int:
+    """:func:`longest` of one array: from its offsets (NumPy's memory, reused from call to
+    call: Arrow's would be fresh pages each time), else by ``pyarrow.compute``."""
+    kind = chunk.type
+    large = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+    if chunk.null_count or not (large or pa.types.is_string(kind) or pa.types.is_binary(kind)):
+        return pc.max(pc.binary_length(chunk)).as_py() or 0
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int64 if large else np.int32)
+    return int(np.diff(offsets[chunk.offset: chunk.offset + len(chunk) + 1]).max())
 
 
 def word_count(longest: int) -> int:
