@@ -207,6 +207,24 @@ def test_score_metrics_equal_rankkit_functions():
     assert totals["PNR"] == pytest.approx(concordant / discordant, abs=FLOAT64)
 
 
+def test_lrap_and_fallout_equal_sklearn_and_by_hand():
+    from sklearn.metrics import label_ranking_average_precision_score
+
+    if not {"LRAP", "fallout"} <= set(rk.names.REGISTRY):
+        pytest.skip("the registry has no LRAP or fallout record")
+    rng = np.random.default_rng(13)
+    labels, scores, query = rng.integers(0, 3, 200), rng.integers(0, 6, 200) / 5, rng.integers(0, 15, 200)
+    ids, values, _, _ = run(labels, scores, query, ["LRAP", "fallout@3"])
+    for position, q in enumerate(ids):
+        y, s = labels[query == q], scores[query == q]
+        expected = label_ranking_average_precision_score([y >= 1], [s])
+        assert values["LRAP"][position] == pytest.approx(expected, abs=FLOAT64)
+        fallout = _expected(y.tolist(), s.tolist(), lambda seq: sum(x < 1 for x in seq[:3]))
+        n_nonrelevant = (y < 1).sum()
+        assert values["fallout@3"][position] == pytest.approx(fallout / n_nonrelevant if n_nonrelevant else 0.0,
+                                                             abs=FLOAT64)
+
+
 def test_pnr_with_many_distinct_labels_compares_every_pair():
     rng = np.random.default_rng(11)
     labels, scores, query = rng.random(150) * 3, rng.integers(0, 4, 150) / 3, rng.integers(0, 10, 150)
@@ -266,6 +284,8 @@ def _library(name):
 
 SPECS = ["nDCG@10", "nDCG(gain='exp')", "DCG(base=10)@5", "AP", "RR@5", "P@5", "R@10", "success@3", "RBP",
          "AUC", "GAUC", "PNR", "MSE", "MAE"]
+if {"LRAP", "fallout"} <= set(rk.names.REGISTRY):
+    SPECS += ["LRAP", "fallout@10"]
 
 
 @pytest.mark.parametrize("name", _backends())

@@ -66,7 +66,8 @@ from ..metrics._numerics import jk_discounts, log_ranks, powers
 __all__ = ["score_arrays", "SUPPORTED"]
 
 #: The metrics computed on a library other than NumPy (registry names).
-SUPPORTED = ("P", "R", "success", "AP", "RR", "CG", "DCG", "nDCG", "RBP", "ERR", "AUC", "GAUC", "PNR", "MSE", "MAE")
+SUPPORTED = ("P", "R", "success", "AP", "RR", "fallout", "LRAP", "CG", "DCG", "nDCG", "RBP", "ERR", "AUC", "GAUC",
+             "PNR", "MSE", "MAE")
 
 #: Queries per block in the all-pairs count of PNR for labels of many distinct values.
 _PAIR_CELLS = 1 << 22
@@ -357,6 +358,27 @@ def _group_end_terms(lay: _Layout, k, h, r, n, c):
     return xp.where(last, x * (h + x) / rank, 0.0)
 
 
+def _fallout(lay: _Layout, k, params, rel):
+    """Fall-out: the expected non-relevant documents in the top k over all of the query's."""
+    rel = _rel(params, rel)
+    count = lay.xp.sum(_expected(lay, lay.f(lay.valid & (lay.ranked < rel)), k), axis=1)
+    return _ratio(lay.xp, count, lay.f(lay.counts) - _n_relevant(lay, rel))
+
+
+def _lrap(lay: _Layout, k, params, rel):
+    """Label-ranking average precision: the mean over relevant documents of the relevant
+    share of the documents ranked at or above them (a tie group counts whole, as
+    scikit-learn's ``label_ranking_average_precision_score``); 1.0 for a query without a
+    relevant or a non-relevant document."""
+    xp = lay.xp
+    relevant = lay.f(lay.valid & (lay.ranked >= _rel(params, rel)))
+    through = lay.through(lay.prefix(relevant))
+    share = through / lay.f(lay.ends)
+    n_rel = xp.sum(relevant, axis=1)
+    mean = _ratio(xp, xp.sum(xp.where(relevant > 0, share, 0.0), axis=1), n_rel)
+    return xp.where((n_rel == 0) | (n_rel == lay.f(lay.counts)), 1.0, mean)
+
+
 def _cumulative_product(xp, x):
     """Products along each row with a leading 1 (``cumulative_prod`` where the library has
     it, else through logarithms)."""
@@ -642,6 +664,7 @@ def _aggregate(lay: _Layout, name: str, values, params: dict, rel: float, weight
 _KERNELS = {
     "P": _precision, "R": _recall, "success": _success, "AP": _average_precision, "RR": _reciprocal_rank,
     "CG": _cumulative_gain, "DCG": _dcg, "nDCG": _ndcg, "RBP": _rbp, "ERR": _err,
+    "fallout": _fallout, "LRAP": _lrap,
     "AUC": _auc, "GAUC": _auc, "PNR": _pnr, "MSE": _mse, "MAE": _mae,
 }
 
@@ -651,7 +674,7 @@ _PARAMS = {
     "P": {"rel"}, "R": {"rel"}, "success": {"rel"}, "AP": {"rel", "normalize", "tied"}, "RR": {"rel"},
     "CG": {"gain"}, "DCG": {"gain", "discount", "base"}, "nDCG": {"gain", "discount", "base"},
     "RBP": {"p", "rel", "max_grade"}, "ERR": {"p", "max_grade"}, "AUC": {"rel"}, "GAUC": {"weights", "rel"},
-    "PNR": {"label_ties"}, "MSE": set(), "MAE": set(),
+    "PNR": {"label_ties"}, "MSE": set(), "MAE": set(), "fallout": {"rel"}, "LRAP": {"rel"},
 }
 
 
