@@ -17,7 +17,9 @@ lines, say). The warnings are the frames' path's, in the same order.
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 from collections.abc import Callable
 from contextlib import closing
 from typing import Any
@@ -135,7 +137,6 @@ class FileJudgments:
         self._order = np.argsort(self.codes, kind="stable")
         self._bounds = np.searchsorted(self.codes[self._order], np.arange(len(self.names) + 1))
         self.text = pa.array(self.names, type=pa.large_string())
-        pa.default_memory_pool().release_unused()  # the parser's and the checks' memory, before the run's
 
     def max_grade(self) -> float:
         """The largest label, 1.0 if none is above 0 (:func:`rankkit.evaluation.stream.judged_max_grade`)."""
@@ -171,6 +172,7 @@ def per_query_values(
     unjudged: list[str] = []
     matched = Matched()
     parts: list[tuple[list, dict]] = []
+    _give_back_freed_memory()  # (the judgments' parse and checks): the bound measures resident memory
     ahead = _reads_ahead(settings.memory)
     with opened(run) as inp:
         blocks = _RunBlocks(inp, block_size(settings.memory, ahead))
@@ -208,6 +210,30 @@ def per_query_values(
         ids = [ids[i] for i in order]
         values = {c: v[order] for c, v in values.items()}
     return ids, values, blocks.tag
+
+
+def _give_back_freed_memory() -> None:
+    """The memory Arrow's allocator and the C library's ``malloc`` (NumPy's) keep after
+    frees, given back to the system: the command's process keeps it for reuse (see
+    :func:`rankkit.__main__._reuse_freed_memory`), which the resident size the memory
+    bound is measured on would count as held."""
+    pa.default_memory_pool().release_unused()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).malloc_trim
+    except (ImportError, OSError, AttributeError):
+        return None
 
 
 def _flags(judged: list[str], seen: np.ndarray, unjudged: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
