@@ -213,7 +213,7 @@ def test_lrap_and_fallout_equal_sklearn_and_by_hand():
     if not {"LRAP", "fallout"} <= set(rk.names.REGISTRY):
         pytest.skip("the registry has no LRAP or fallout record")
     rng = np.random.default_rng(13)
-    labels, scores, query = rng.integers(0, 3, 200), rng.integers(0, 6, 200) / 5, rng.integers(0, 15, 200)
+    labels, scores, query = rng.integers(0, 3, 80), rng.integers(0, 6, 80) / 5, rng.integers(0, 12, 80)
     ids, values, _, _ = run(labels, scores, query, ["LRAP", "fallout@3"])
     for position, q in enumerate(ids):
         y, s = labels[query == q], scores[query == q]
@@ -304,6 +304,28 @@ def test_each_library_returns_its_arrays_on_the_input_device_equal_to_numpy(name
     for spec in SPECS:
         np.testing.assert_allclose(to_numpy(values[spec]), reference[1][spec], rtol=tolerance, atol=tolerance)
         assert float(to_numpy(totals[spec])) == pytest.approx(reference[2][spec], rel=tolerance, abs=tolerance)
+
+
+@pytest.mark.parametrize("ties", ["average", "pessimistic", "optimistic"])
+@pytest.mark.parametrize("name", ["array_api_strict", "torch"])  # JAX would compile every new shape
+@settings(max_examples=15)
+@given(data=scattered_queries(max_queries=6, max_rows=8, levels=5), retrieved=st.sampled_from(["all", "positive"]))
+def test_equal_to_the_numpy_path_on_ties_and_scattered_rows(name, ties, data, retrieved):
+    from rankkit.evaluation import evaluate_scores
+
+    xp, make, tolerance = _library(name)
+    labels, scores, query = data
+    scores = scores - 0.25  # some scores <= 0, for retrieved="positive"
+    specs = [m for m in SPECS if not (ties == "average" and m.startswith("ERR"))] + ["ERR@5"] * (ties != "average")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = evaluate_scores(labels, scores, query, specs, ties=ties, retrieved=retrieved)
+        table = evaluate_scores(make(labels), make(scores), make(query), specs, ties=ties, retrieved=retrieved)
+    for spec in specs:
+        np.testing.assert_allclose(to_numpy(table[spec]), np.asarray(expected[spec]), rtol=tolerance,
+                                   atol=tolerance, err_msg=spec)
+        mine, theirs = float(to_numpy(table.all[spec])), float(expected.all[spec])
+        assert mine == pytest.approx(theirs, rel=tolerance, abs=tolerance, nan_ok=True), spec
 
 
 def test_values_are_float64_where_the_library_computes_in_it():
