@@ -49,6 +49,8 @@ def id_bytes(text: str) -> bytes:
 
 def trec_order(ids: list) -> list[int]:
     """Positions of query ``ids`` sorted as trec_eval sorts them (by their bytes)."""
+    if all(isinstance(q, str) for q in ids) and "".join(ids).isascii():  # ASCII: the bytes sort as the text
+        return sorted(range(len(ids)), key=ids.__getitem__)
     return sorted(range(len(ids)), key=lambda i: id_bytes(ids[i]))
 
 
