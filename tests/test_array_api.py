@@ -225,6 +225,20 @@ def test_lrap_and_fallout_equal_sklearn_and_by_hand():
                                                              abs=FLOAT64)
 
 
+def test_gauc_weights_given_per_query():
+    labels, scores, query = [1, 0, 1, 0, 0, 1, 1, 0], [0.9, 0.2, 0.5, 0.5, 0.1, 0.3, 0.4, 0.4], [1, 1, 2, 2, 3, 3, 4, 4]
+    # AUC per query: 1 (0.9 over 0.2), 0.5 (a tie), 1 (0.3 over 0.1), 0.5 (a tie)
+    weights = [1.0, 3.0, 7.0, 2.0]
+    _, values, totals, _ = run(labels, scores, query, ["AUC", "GAUC"], weights=xs.asarray(weights))
+    assert values["AUC"].tolist() == [1.0, 0.5, 1.0, 0.5]
+    assert totals["GAUC"] == pytest.approx((1 + 3 * 0.5 + 7 + 2 * 0.5) / 13, abs=FLOAT64)
+    assert run(labels, scores, query, ["GAUC(weights='queries')"])[2]["GAUC(weights='queries')"] == 0.75
+    with pytest.raises(ValueError, match=r"one number per query \(4\), got shape \(3,\)"):
+        run(labels, scores, query, ["GAUC"], weights=xs.asarray(weights[:3]))
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        run(labels, scores, query, ["GAUC"], weights=xs.asarray([1.0, -1.0, 1.0, 1.0]))
+
+
 def test_pnr_with_many_distinct_labels_compares_every_pair():
     rng = np.random.default_rng(11)
     labels, scores, query = rng.random(150) * 3, rng.integers(0, 4, 150) / 3, rng.integers(0, 10, 150)

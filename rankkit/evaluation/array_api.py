@@ -627,8 +627,13 @@ def _pooled_auc(lay: _Layout, rel: float):
 def _gauc_weights(lay: _Layout, weights, rel: float):
     """One weight per query: its rows, 1, its positives, its (positive, negative) pairs, or given."""
     xp = lay.xp
-    if not isinstance(weights, str):
-        return lay.f(weights)
+    if not isinstance(weights, str):  # one per query, in the order of the sorted ids
+        w = xp.asarray(weights, dtype=lay.dtype, device=lay.device)
+        if tuple(w.shape) != (lay.n_queries,):
+            raise ValueError(f"weights must hold one number per query ({lay.n_queries}), got shape {tuple(w.shape)}")
+        if not bool(xp.all(xp.isfinite(w) & (w >= 0))):
+            raise ValueError("weights must be finite and non-negative")
+        return w
     if weights == "rows":
         return lay.f(lay.counts)
     if weights == "queries":
