@@ -230,43 +230,98 @@ def rank_scores(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_queries: int,
     (``ties="pessimistic"``) or descending (otherwise), so the layout does not depend on the
     order of the rows. ``ties="average"`` sets ``Rankings.ties`` when some scores tie.
     Each query's rows are laid out in a row of a matrix first and sorted there: many short
-    sorts instead of one long one.
+    sorts instead of one long one. Rows of equal score and label are alike, so the sort
+    need not be stable.
     """
     counts = np.bincount(codes, minlength=n_queries).astype(np.int64)
     width = int(counts.max())
-    grouped = bool(np.all(codes[1:] >= codes[:-1]))
-    by_query = slice(None) if grouped else np.argsort(codes, kind="stable")
-    q_sorted = codes[by_query]
-    pos = np.arange(len(codes), dtype=np.int64) - (np.cumsum(counts) - counts)[q_sorted]
+    labels, negated = _layout(y, s, codes, counts, width)  # negated: -score, +inf in the padding
     judged = np.arange(width) < counts[:, None]
-    flat = q_sorted * width + pos
-    labels = np.zeros((n_queries, width))
-    labels.ravel()[flat] = y[by_query]
-    score_matrix = np.full((n_queries, width), -np.inf)  # the padding sorts last
-    score_matrix.ravel()[flat] = s[by_query]
-    order = np.argsort(-score_matrix, axis=1, kind="stable")
-    sorted_scores = np.take_along_axis(score_matrix, order, axis=1)
+    order = np.argsort(negated, axis=1)
+    base = np.arange(0, n_queries * width, width, dtype=np.intp)[:, None]
+    order += base
+    labels = labels.ravel()[order]
+    negated.sort(axis=1)
+    score_matrix = np.negative(negated, out=negated)
     tied = np.zeros(judged.shape, dtype=bool)  # tied with the rank before it
-    tied[:, 1:] = (sorted_scores[:, 1:] == sorted_scores[:, :-1]) & judged[:, 1:]
+    np.equal(score_matrix[:, 1:], score_matrix[:, :-1], out=tied[:, 1:])
+    tied &= judged
     if tied.any():  # the labels order each tied group
-        order = np.lexsort((labels if ties == "pessimistic" else -labels, -score_matrix), axis=1)
-        sorted_scores = np.take_along_axis(score_matrix, order, axis=1)
-    labels = np.take_along_axis(labels, order, axis=1)
-    score_matrix = np.where(judged, sorted_scores, 0.0)
+        labels = _order_tied_labels(labels, tied, ties == "pessimistic")
+    if width * n_queries > len(codes):
+        score_matrix[~judged] = 0.0
     tie_ids = None
-    if ties == "average":
-        if tied.any():
-            flat = np.arange(n_queries * width, dtype=np.int64).reshape(n_queries, width)
-            tie_ids = np.maximum.accumulate(np.where(tied, 0, flat), axis=1)  # the group's first rank
-    r = Rankings(labels=labels, judged=judged, lengths=counts, ideal=-np.sort(-labels, axis=1),
+    if ties == "average" and tied.any():
+        tie_ids = base + np.arange(width)
+        tie_ids[tied] = 0
+        tie_ids = np.maximum.accumulate(tie_ids, axis=1)  # the first rank of each tied group
+    ideal = np.negative(labels)
+    ideal.sort(axis=1)
+    r = Rankings(labels=labels, judged=judged, lengths=counts, ideal=np.negative(ideal, out=ideal),
                  n_judged=counts.copy(), query_ids=np.arange(n_queries), ties=tie_ids)
     return r, score_matrix
+
+
+def _layout(y: np.ndarray, s: np.ndarray, codes: np.ndarray, counts: np.ndarray,
+            width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Labels and negated scores in a matrix of one row per query (``width`` columns), each
+    query's rows in their order, the padding labelled 0 and given +inf (it sorts last)."""
+    n_queries, n = len(counts), len(codes)
+    by_query = _group_rows(codes, n_queries)
+    if n_queries * width == n:  # no padding: the grouped rows are the matrix
+        return y[by_query].reshape(n_queries, width), np.negative(s[by_query]).reshape(n_queries, width)
+    flat = np.repeat(np.arange(0, n_queries * width, width, dtype=np.intp) - (np.cumsum(counts) - counts), counts)
+    flat += np.arange(n, dtype=np.intp)  # each grouped row's cell
+    if not isinstance(by_query, slice):
+        cell = np.empty(n, dtype=np.intp)
+        cell[by_query] = flat
+        flat = cell  # each row's cell
+    labels = np.zeros((n_queries, width))
+    labels.ravel()[flat] = y
+    negated = np.full((n_queries, width), np.inf)
+    negated.ravel()[flat] = -s
+    return labels, negated
+
+
+def _group_rows(codes: np.ndarray, n_queries: int) -> np.ndarray | slice:
+    """The order of the rows grouped by query, each query's rows in their order: a stable
+    argsort of the codes, done as NumPy's radix sort of 16-bit keys, one pass per 16 bits of
+    the largest code (least significant first)."""
+    if bool(np.all(codes[1:] >= codes[:-1])):
+        return slice(None)
+    order = np.argsort(codes.astype(np.uint16), kind="stable")  # the low 16 bits
+    shift = 16
+    while n_queries - 1 >> shift:
+        digit = (codes[order] >> shift).astype(np.uint16)
+        order = order[np.argsort(digit, kind="stable")]
+        shift += 16
+    return order
+
+
+def _order_tied_labels(labels: np.ndarray, tied: np.ndarray, ascending: bool) -> np.ndarray:
+    """The labels of each run of tied scores (``tied``: the score equals the one before)
+    sorted, ascending or descending; the runs stay in place. Whole labels below 2**20 are
+    sorted as integer keys (run number, label), any others by a lexsort."""
+    top = float(labels.max())
+    runs = np.cumsum(~tied, axis=1, dtype=np.int32)  # the run of each rank, 1 .. width
+    whole = top < 2**20 and bool(np.all(labels == np.floor(labels))) and not np.signbit(labels).any()
+    levels = int(top) + 1 if whole else 0
+    if levels and (labels.shape[1] + 1) * levels < 2**31:
+        key = labels.astype(np.int32) if ascending else int(top) - labels.astype(np.int32)
+        runs *= np.int32(levels)
+        key += runs
+        key.sort(axis=1)
+        key %= np.int32(levels)
+        return (key if ascending else int(top) - key).astype(np.float64)
+    order = np.lexsort((labels if ascending else -labels, runs), axis=1)
+    return np.take_along_axis(labels, order, axis=1)
 
 
 def _query_codes(q: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct query ids and each row's position among them; without a sort when
     the rows come grouped by query in ascending order (the layout of LightGBM's and
-    XGBoost's groups, and of most data sets)."""
+    XGBoost's groups, and of most data sets), or when the ids are integers of a range not
+    much longer than the rows (a table of the ids present, in id order)."""
     if q is None:
         return np.zeros(1, dtype=np.int64), np.zeros(n, dtype=np.int64)
     try:
@@ -274,11 +329,25 @@ def _query_codes(q: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
             start = np.ones(n, dtype=bool)
             start[1:] = q[1:] != q[:-1]
             return q[start], np.cumsum(start, dtype=np.int64) - 1
+        if q.dtype.kind in "iu":
+            low, high = int(q.min()), int(q.max())
+            if high - low <= 2 * n + 1024 and -2**63 <= low and high < 2**63:
+                return _integer_codes(q, low, high)
         ids, codes = np.unique(q, return_inverse=True)
     except TypeError:  # None, NaN-like or mixed types among object ids
         raise ValueError("query must hold integer or string ids of one type, got "
                          f"{sorted({type(v).__name__ for v in q.tolist()})}") from None
     return ids, codes.astype(np.int64).reshape(-1)
+
+
+def _integer_codes(q: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(q, return_inverse=True)`` for integer ids between ``low`` and ``high``:
+    which ids occur (a count per id), numbered in id order."""
+    offset = q.astype(np.int64) - np.int64(low)
+    present = np.bincount(offset, minlength=high - low + 1) > 0
+    code_of = np.cumsum(present, dtype=np.int64) - 1
+    ids = (np.flatnonzero(present) + np.int64(low)).astype(q.dtype)
+    return ids, code_of[offset]
 
 
 def _numpy_table(y: np.ndarray, s: np.ndarray, q: np.ndarray | None, columns: dict[str, Metric],
