@@ -76,7 +76,7 @@ def _labels_and_scores(labels: Any, scores: Any) -> tuple[Rows, Rows]:
 def lrap(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
     """Label-ranking average precision of each row.
 
-    LRAP = (1 / |Y|) sum_{j in Y} |{k in Y : s_k >= s_j}| / |{k : s_k >= s_j}|, Y the
+    ``LRAP = (1 / |Y|) sum_{j in Y} |{k in Y : s_k >= s_j}| / |{k : s_k >= s_j}|``, Y the
     row's relevant labels (``label >= rel``) and s its scores: scikit-learn's
     ``label_ranking_average_precision_score`` row by row. A row with no relevant label,
     or with every label relevant, scores 1.0, as scikit-learn scores it.
