@@ -505,3 +505,100 @@ def test_arrays_of_two_libraries_are_refused():
     xp = pytest.importorskip("array_api_strict")
     with pytest.raises(TypeError, match="labels, scores and query must be arrays of one library"):
         evaluate_scores(xp.asarray([1.0, 0.0]), [0.5, 0.2])
+
+
+# --------------------------------------------------------------------------- query ids and layouts
+
+ID_SPECS = ["nDCG@5", "AP", "P@3", "RR", "AUC", "GAUC", "PNR", "MSE"]
+
+
+def _evaluate_oracle(labels, scores, query, specs, ties):
+    """rk.evaluate on the rows as a run, each query named by its rank among the distinct ids
+    (Python's sort) so that its text sorts as the ids do."""
+    distinct = sorted(set(query.tolist()))
+    names = np.array([f"q{distinct.index(q):05d}" for q in query.tolist()])
+    docs = [f"d{i:05d}" for i in range(len(labels))]
+    qrels = pd.DataFrame({"query_id": names, "doc_id": docs, "relevance": labels.astype(int)})
+    run = pd.DataFrame({"query_id": names, "doc_id": docs, "score": scores})
+    rank_specs = [s for s in specs if s not in ("AUC", "GAUC", "PNR", "MSE")]
+    return distinct, names, rk.evaluate(qrels, run, rank_specs, ties=ties)
+
+
+@pytest.mark.parametrize("make_ids", [
+    lambda k: k * 7 + 3,  # gaps
+    lambda k: k - 20,  # negative
+    lambda k: (k * 3).astype(np.uint16),
+    lambda k: (k - 30).astype(np.int8),
+    lambda k: k * 10**15 - 5 * 10**16,  # a range far longer than the rows: np.unique
+    lambda k: k.astype(np.uint64) + np.uint64(2**63 - 100),  # beyond int64
+    lambda k: np.array([f"id{v:03d}" for v in k]),
+    lambda k: np.array([f"id{v:03d}" for v in k], dtype=object),
+], ids=["gaps", "negative", "uint16", "int8", "wide", "uint64", "str", "object"])
+@pytest.mark.parametrize("ties", ["pessimistic", "optimistic"])
+def test_every_kind_of_query_id_gives_rk_evaluate_values_to_the_bit(make_ids, ties):
+    labels, scores, query = random_data(21, n_queries=40, max_rows=20, levels=4, score_levels=5)
+    query = make_ids((query - 3) // 7)
+    distinct, names, expected = _evaluate_oracle(labels, scores, query, ID_SPECS, ties)
+    reference = quiet(labels, scores, names, ID_SPECS, ties=ties)  # strings: np.unique
+    grouped = np.argsort(query, kind="stable")
+    for rows in (slice(None), grouped, grouped[::-1]):
+        table = quiet(labels[rows], scores[rows], query[rows], ID_SPECS, ties=ties)
+        assert table.query.dtype == query.dtype and table.query.tolist() == distinct
+        for spec in ID_SPECS:
+            if spec in expected:
+                np.testing.assert_array_equal(table[spec], expected[spec].to_numpy(), err_msg=spec)
+            np.testing.assert_array_equal(table[spec], reference[spec], err_msg=spec)
+            assert np.array_equal(table.all[spec], reference.all[spec], equal_nan=True), spec
+
+
+def test_more_than_65536_queries_scattered_by_construction():
+    n = 70_001  # codes above 16 bits: the rows are grouped in two radix passes
+    k = np.arange(n)
+    query = np.repeat(k * 2 - 5, 2)
+    labels = np.tile([1.0, 0.0], n)
+    scores = np.where(np.repeat(k % 3 == 0, 2), np.tile([0.2, 0.7], n), np.tile([0.9, 0.1], n))
+    order = np.random.default_rng(8).permutation(2 * n)
+    table = evaluate_scores(labels[order], scores[order], query[order], ["P@1", "RR", "AUC"])
+    assert table.query.tolist() == (k * 2 - 5).tolist() and table.n_rows.tolist() == [2] * n
+    worse = k % 3 == 0  # the relevant document scored second
+    np.testing.assert_array_equal(table["P@1"], np.where(worse, 0.0, 1.0))
+    np.testing.assert_array_equal(table["RR"], np.where(worse, 0.5, 1.0))
+    np.testing.assert_array_equal(table["AUC"], np.where(worse, 0.0, 1.0))
+
+
+def test_rows_grouped_as_numpy_stable_argsort_groups_them():
+    from rankkit.evaluation.model_scores import _group_rows
+
+    rng = np.random.default_rng(9)
+    for n_queries in (1, 3, 65_536, 65_537, 200_000):
+        codes = rng.integers(0, n_queries, 300_000)
+        codes[:n_queries] = np.arange(min(n_queries, 300_000))  # every code used when it fits
+        n_used = int(codes.max()) + 1
+        rows = np.arange(len(codes))[_group_rows(codes, n_used)]  # a slice when already grouped
+        np.testing.assert_array_equal(rows, np.argsort(codes, kind="stable"))
+
+
+@pytest.mark.parametrize("ties", ["average", "pessimistic", "optimistic"])
+def test_tied_labels_that_are_not_small_whole_numbers_are_ordered_as_by_hand(ties):
+    rng = np.random.default_rng(10)
+    for levels in ([0.0, 0.5, 1.5, 2.25], [0.0, 1.0, 2.0**21], [0.0, 1.0, 3.0]):
+        sizes = rng.integers(1, 9, 25)
+        query = np.repeat(np.arange(25), sizes)
+        labels = rng.choice(levels, len(query))
+        scores = rng.integers(0, 3, len(query)) / 2
+        order = rng.permutation(len(query))
+        specs = ["nDCG@3", "DCG@4", "P@2", "CG@3"]
+        table = evaluate_scores(labels[order], scores[order], query[order], specs, ties=ties)
+        for q in range(25):
+            rows = query == q
+            pairs = list(zip(scores[rows].tolist(), labels[rows].tolist()))
+            if ties == "average":  # the mean over every order of each tied group
+                every_order = rk.score([list(o) for o in _orders(labels[rows], scores[rows])], specs)
+                for spec in specs:
+                    assert table[spec][q] == pytest.approx(every_order[spec].mean(), rel=1e-12, abs=1e-15), spec
+                continue
+            sign = 1 if ties == "pessimistic" else -1
+            ranked = [label for _, label in sorted(pairs, key=lambda p: (-p[0], sign * p[1]))]
+            expected = rk.score([ranked], specs)
+            for spec in specs:
+                assert table[spec][q] == expected[spec].iloc[0], (levels, q, spec)
