@@ -37,7 +37,7 @@ from ..io.trec_format import parse as parse_trec_file
 from ..join import Matched, _Judgments, rank_arrays
 from ..rankings import Rankings
 from .arrays import unscored_queries
-from .memory import _boxed, _read_ahead, _reads_ahead, block_size
+from .memory import _boxed, _read_ahead, _reads_ahead, _resident, block_size
 
 __all__ = ["Unsupported", "FileJudgments", "per_query_values", "takes"]
 
@@ -172,10 +172,15 @@ def per_query_values(
     unjudged: list[str] = []
     matched = Matched()
     parts: list[tuple[list, dict]] = []
-    _give_back_freed_memory()  # (the judgments' parse and checks): the bound measures resident memory
+    # What the allocators keep of the judgments' reading goes back to the system: the bound
+    # is measured on resident memory. They keep as much again while blocks come and go
+    # (the command's process keeps freed memory for reuse): the blocks are sized without it.
+    held = _resident()
+    _give_back_freed_memory()
+    kept = max(held - _resident(), 0)
     ahead = _reads_ahead(settings.memory)
     with opened(run) as inp:
-        blocks = _RunBlocks(inp, block_size(settings.memory, ahead))
+        blocks = _RunBlocks(inp, block_size(settings.memory - kept, ahead))
         with closing(_read_ahead(iter(blocks)) if ahead else _boxed(iter(blocks))) as boxes:
             for box in boxes:
                 block = box.pop()
