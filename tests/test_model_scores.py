@@ -602,3 +602,15 @@ def test_tied_labels_that_are_not_small_whole_numbers_are_ordered_as_by_hand(tie
             expected = rk.score([ranked], specs)
             for spec in specs:
                 assert table[spec][q] == expected[spec].iloc[0], (levels, q, spec)
+
+
+@settings(max_examples=100)
+@given(data=tied_queries(), rel=st.sampled_from([1, 2, 3]))
+def test_auc_with_tied_scores_equals_pairwise_auc_of_each_query_to_the_bit(data, rel):
+    labels, scores, query = data
+    table = quiet(labels, scores, query, ["AUC", "GAUC"], rel=rel)
+    for i, q in enumerate(table.query):
+        rows = query == q
+        expected = pairwise.auc(labels[rows], scores[rows], rel=rel)  # average ranks of the scores
+        assert np.array_equal(table["AUC"][i], expected, equal_nan=True), (q, table["AUC"][i], expected)
+        assert np.array_equal(table["GAUC"][i], expected, equal_nan=True)

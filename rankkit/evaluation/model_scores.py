@@ -254,7 +254,7 @@ def rank_scores(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_queries: int,
     if ties == "average" and tied.any():
         tie_ids = base + np.arange(width)
         tie_ids[tied] = 0
-        tie_ids = np.maximum.accumulate(tie_ids, axis=1)  # the first rank of each tied group
+        np.maximum.accumulate(tie_ids, axis=1, out=tie_ids)  # the first rank of each tied group
     ideal = np.negative(labels)
     ideal.sort(axis=1)
     r = Rankings(labels=labels, judged=judged, lengths=counts, ideal=np.negative(ideal, out=ideal),
@@ -269,7 +269,9 @@ def _layout(y: np.ndarray, s: np.ndarray, codes: np.ndarray, counts: np.ndarray,
     n_queries, n = len(counts), len(codes)
     by_query = _group_rows(codes, n_queries)
     if n_queries * width == n:  # no padding: the grouped rows are the matrix
-        return y[by_query].reshape(n_queries, width), np.negative(s[by_query]).reshape(n_queries, width)
+        negated = s[by_query] if isinstance(by_query, np.ndarray) else s.copy()
+        np.negative(negated, out=negated)
+        return y[by_query].reshape(n_queries, width), negated.reshape(n_queries, width)
     flat = np.repeat(np.arange(0, n_queries * width, width, dtype=np.intp) - (np.cumsum(counts) - counts), counts)
     flat += np.arange(n, dtype=np.intp)  # each grouped row's cell
     if not isinstance(by_query, slice):
@@ -301,18 +303,23 @@ def _group_rows(codes: np.ndarray, n_queries: int) -> np.ndarray | slice:
 def _order_tied_labels(labels: np.ndarray, tied: np.ndarray, ascending: bool) -> np.ndarray:
     """The labels of each run of tied scores (``tied``: the score equals the one before)
     sorted, ascending or descending; the runs stay in place. Whole labels below 2**20 are
-    sorted as integer keys (run number, label), any others by a lexsort."""
+    sorted as integer keys (run number, label), in place; any others by a lexsort."""
     top = float(labels.max())
     runs = np.cumsum(~tied, axis=1, dtype=np.int32)  # the run of each rank, 1 .. width
-    whole = top < 2**20 and bool(np.all(labels == np.floor(labels))) and not np.signbit(labels).any()
-    levels = int(top) + 1 if whole else 0
-    if levels and (labels.shape[1] + 1) * levels < 2**31:
-        key = labels.astype(np.int32) if ascending else int(top) - labels.astype(np.int32)
-        runs *= np.int32(levels)
-        key += runs
-        key.sort(axis=1)
-        key %= np.int32(levels)
-        return (key if ascending else int(top) - key).astype(np.float64)
+    levels = int(top) + 1
+    if top < 2**20 and (labels.shape[1] + 1) * levels < 2**31:
+        key = labels.astype(np.int32)
+        if bool(np.equal(key, labels).all()) and not np.signbit(labels).any():  # whole, no -0.0
+            if not ascending:
+                np.subtract(levels - 1, key, out=key)
+            runs *= np.int32(levels)
+            key += runs
+            key.sort(axis=1)
+            key %= np.int32(levels)
+            if not ascending:
+                np.subtract(levels - 1, key, out=key)
+            labels[...] = key
+            return labels
     order = np.lexsort((labels if ascending else -labels, runs), axis=1)
     return np.take_along_axis(labels, order, axis=1)
 
@@ -384,7 +391,7 @@ def _score_metric(metric: Metric, r: Rankings, score_matrix: np.ndarray,
     name = metric.name
     if name in ("AUC", "GAUC"):
         rel = kwargs.get("rel", settings["rel"])
-        per_query = pairwise.auc(r, rel=rel)
+        per_query = _auc(r, rel)
         if name == "GAUC":
             return per_query, pairwise.gauc(r, weights=kwargs.get("weights", settings["weights"]), rel=rel)
         return per_query, _pooled_auc(r.labels[r.judged], score_matrix[r.judged], settings["ties"], rel)
@@ -400,6 +407,32 @@ def _score_metric(metric: Metric, r: Rankings, score_matrix: np.ndarray,
     # every row at once, in the order of the layout (query, score, label): the same sum
     # whatever the order of the rows
     return error(r, score_matrix), error(r.labels[r.judged], score_matrix[r.judged])
+
+
+def _auc(r: Rankings, rel: float) -> np.ndarray:
+    """Each query's AUC, :func:`rankkit.metrics.pairwise.auc` of ``r``: with tie groups
+    (``Rankings.ties``), its Mann-Whitney U counted from prefix sums along the ranks instead
+    of from average ranks. U is a count of pairs and halves, exact either way: the same
+    value. For a positive, the negatives from its group's first rank on count 1, less 1/2
+    for each negative in its group."""
+    if r.ties is None:
+        return pairwise.auc(r, rel=rel)
+    positive = (r.labels >= rel) & r.judged
+    negative = r.judged & ~positive
+    n_pos = positive.sum(axis=1)
+    n_neg = r.lengths - n_pos
+    before_pos = np.cumsum(positive, axis=1)
+    before_pos -= positive  # positives ranked before each rank
+    before_neg = np.cumsum(negative, axis=1)
+    before_neg -= negative
+    first = r.ties.ravel()  # the flat index of each rank's group's first rank
+    group_pos = before_pos - before_pos.ravel()[first].reshape(r.ties.shape)  # earlier in its group
+    group_neg = before_neg - before_neg.ravel()[first].reshape(r.ties.shape)
+    from_group = np.where(positive, n_neg[:, None] - (before_neg - group_neg), 0).sum(axis=1)
+    mixed = np.where(positive, group_neg, 0).sum(axis=1) + np.where(negative, group_pos, 0).sum(axis=1)
+    u = from_group - mixed / 2
+    pairs = (n_pos * n_neg).astype(np.float64)
+    return np.divide(u, pairs, out=np.full(pairs.shape, np.nan), where=pairs > 0)
 
 
 def _pooled_auc(y: np.ndarray, s: np.ndarray, ties: str, rel: float) -> float:
