@@ -614,3 +614,39 @@ def test_auc_with_tied_scores_equals_pairwise_auc_of_each_query_to_the_bit(data,
         expected = pairwise.auc(labels[rows], scores[rows], rel=rel)  # average ranks of the scores
         assert np.array_equal(table["AUC"][i], expected, equal_nan=True), (q, table["AUC"][i], expected)
         assert np.array_equal(table["GAUC"][i], expected, equal_nan=True)
+
+
+def _each_query(labels, scores, query, table):
+    for i, q in enumerate(table.query):
+        rows = query == q
+        yield i, labels[rows], scores[rows]
+
+
+@settings(max_examples=60)
+@given(data=tied_queries(), weights=st.sampled_from(list(pairwise.GAUC_WEIGHTS)))
+def test_gauc_and_pnr_with_tied_scores_equal_pairwise_on_each_query_to_the_bit(data, weights):
+    labels, scores, query = data
+    table = quiet(labels, scores, query, ["GAUC", "PNR", "PNR(label_ties='concordant')"], weights=weights)
+    rows = [(y.tolist(), s.tolist()) for _, y, s in _each_query(labels, scores, query, table)]
+    expected = pairwise.gauc([y for y, _ in rows], [s for _, s in rows], weights=weights)
+    assert np.array_equal(table.all["GAUC"], expected, equal_nan=True), (table.all["GAUC"], expected)
+    for i, y, s in _each_query(labels, scores, query, table):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            assert np.array_equal(table["PNR"][i], pairwise.pnr(y, s), equal_nan=True)
+            assert np.array_equal(table["PNR(label_ties='concordant')"][i],
+                                  pairwise.pnr(y, s, label_ties="concordant"), equal_nan=True)
+
+
+def test_auc_gauc_and_pnr_of_long_tied_queries_equal_pairwise_to_the_bit():
+    labels, scores, query = random_data(22, n_queries=30, max_rows=60, levels=5, score_levels=6)
+    specs = ["AUC", "GAUC", "PNR"]
+    table = quiet(labels, scores, query, specs, rel=2)
+    concordant = discordant = 0.0
+    for i, y, s in _each_query(labels, scores, query, table):
+        assert np.array_equal(table["AUC"][i], pairwise.auc(y, s, rel=2), equal_nan=True)
+        counts = pairwise.pair_counts(y, s)
+        assert np.array_equal(table["PNR"][i], pairwise.pnr(y, s), equal_nan=True)
+        concordant, discordant = concordant + counts.concordant, discordant + counts.discordant
+    assert table.all["PNR"] == concordant / discordant  # sums of whole and half pairs: exact
+    rows = [(y, s) for _, y, s in _each_query(labels, scores, query, table)]
+    assert table.all["GAUC"] == pairwise.gauc([y for y, _ in rows], [s for _, s in rows], rel=2)

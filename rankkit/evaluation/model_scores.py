@@ -393,11 +393,11 @@ def _score_metric(metric: Metric, r: Rankings, score_matrix: np.ndarray,
         rel = kwargs.get("rel", settings["rel"])
         per_query = _auc(r, rel)
         if name == "GAUC":
-            return per_query, pairwise.gauc(r, weights=kwargs.get("weights", settings["weights"]), rel=rel)
+            return per_query, _gauc(r, per_query, kwargs.get("weights", settings["weights"]), rel)
         return per_query, _pooled_auc(r.labels[r.judged], score_matrix[r.judged], settings["ties"], rel)
     if name == "PNR":
         label_ties = kwargs.get("label_ties", "ignore")
-        counts = pairwise.pair_counts(r)
+        counts = _pair_counts(r)
         numerator = counts.concordant + counts.tied if label_ties == "concordant" else counts.concordant
         with np.errstate(divide="ignore", invalid="ignore"):  # as pairwise.pnr: x/0 inf, 0/0 nan
             per_query = numerator / counts.discordant
@@ -409,30 +409,65 @@ def _score_metric(metric: Metric, r: Rankings, score_matrix: np.ndarray,
     return error(r, score_matrix), error(r.labels[r.judged], score_matrix[r.judged])
 
 
-def _auc(r: Rankings, rel: float) -> np.ndarray:
-    """Each query's AUC, :func:`rankkit.metrics.pairwise.auc` of ``r``: with tie groups
-    (``Rankings.ties``), its Mann-Whitney U counted from prefix sums along the ranks instead
-    of from average ranks. U is a count of pairs and halves, exact either way: the same
-    value. For a positive, the negatives from its group's first rank on count 1, less 1/2
-    for each negative in its group."""
-    if r.ties is None:
-        return pairwise.auc(r, rel=rel)
+def _mann_whitney(r: Rankings, rel: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, the Mann-Whitney U of :func:`rankkit.metrics.pairwise.auc` (the (positive,
+    negative) pairs in order, a tied pair 1/2) and the number of such pairs, counted along
+    the ranks. Each group of tied scores lists its positives first (its labels descend,
+    :func:`rank_scores`): U counts, for each positive, the negatives ranked below it, less
+    1/2 for each (positive, negative) pair of a group. A count of pairs and halves: exact,
+    the value the average ranks give."""
     positive = (r.labels >= rel) & r.judged
-    negative = r.judged & ~positive
     n_pos = positive.sum(axis=1)
     n_neg = r.lengths - n_pos
-    before_pos = np.cumsum(positive, axis=1)
-    before_pos -= positive  # positives ranked before each rank
-    before_neg = np.cumsum(negative, axis=1)
-    before_neg -= negative
-    first = r.ties.ravel()  # the flat index of each rank's group's first rank
-    group_pos = before_pos - before_pos.ravel()[first].reshape(r.ties.shape)  # earlier in its group
-    group_neg = before_neg - before_neg.ravel()[first].reshape(r.ties.shape)
-    from_group = np.where(positive, n_neg[:, None] - (before_neg - group_neg), 0).sum(axis=1)
-    mixed = np.where(positive, group_neg, 0).sum(axis=1) + np.where(negative, group_pos, 0).sum(axis=1)
-    u = from_group - mixed / 2
-    pairs = (n_pos * n_neg).astype(np.float64)
+    negatives_above = np.cumsum(r.judged & ~positive, axis=1, dtype=np.int32)
+    u = (n_pos * n_neg - np.where(positive, negatives_above, 0).sum(axis=1)).astype(np.float64)
+    if r.ties is not None:
+        positives_before = np.cumsum(positive, axis=1, dtype=np.int32)
+        positives_before -= positive
+        in_group = positives_before - positives_before.ravel()[r.ties.ravel()].reshape(r.ties.shape)
+        u -= np.where(positive, 0, in_group).sum(axis=1) / 2  # padding: its own group, 0
+    return u, (n_pos * n_neg).astype(np.float64)
+
+
+def _auc(r: Rankings, rel: float) -> np.ndarray:
+    """Each query's AUC, :func:`rankkit.metrics.pairwise.auc` of ``r``, ``nan`` without pairs."""
+    u, pairs = _mann_whitney(r, rel)
     return np.divide(u, pairs, out=np.full(pairs.shape, np.nan), where=pairs > 0)
+
+
+def _gauc(r: Rankings, per_query: np.ndarray, weights: Any, rel: float) -> float:
+    """:func:`rankkit.metrics.pairwise.gauc` of ``r`` from the queries' AUC, in its order of
+    summation; given weights are checked there."""
+    n_pos = r.n_relevant(rel)
+    pairs = (n_pos * (r.lengths - n_pos)).astype(np.float64)
+    if not isinstance(weights, str) or weights not in pairwise.GAUC_WEIGHTS:
+        return pairwise.gauc(r, weights=weights, rel=rel)
+    w = {"rows": lambda: r.lengths.astype(np.float64), "queries": lambda: np.ones(len(pairs)),
+         "pairs": lambda: pairs, "positives": lambda: n_pos.astype(np.float64)}[weights]()
+    both = pairs > 0
+    total = float(query_sum(np.where(both, w, 0.0)))
+    if total <= 0:
+        return float("nan")
+    return float(query_sum(np.where(both, w * np.where(both, per_query, 0.0), 0.0))) / total
+
+
+def _pair_counts(r: Rankings) -> pairwise.PairCounts:
+    """:func:`rankkit.metrics.pairwise.pair_counts` of ``r``. With tie groups, from the
+    counts of the ranking as it stands, ties ignored: each group's labels stand in
+    descending order (:func:`rank_scores`), so its pairs of different labels count there as
+    concordant and count 1/2 to each side with the ties. Counts of pairs and halves are
+    exact: the same values."""
+    if r.ties is None:
+        return pairwise.pair_counts(r)
+    untied = pairwise.pair_counts(replace(r, ties=None))
+    same = np.zeros(r.labels.shape, dtype=bool)  # same score group and label as the rank before
+    np.equal(r.ties[:, 1:], r.ties[:, :-1], out=same[:, 1:])
+    same[:, 1:] &= r.labels[:, 1:] == r.labels[:, :-1]
+    first = np.arange(r.labels.size, dtype=r.ties.dtype).reshape(r.labels.shape)
+    first[same] = 0
+    np.maximum.accumulate(first, axis=1, out=first)  # the first rank of each run of equal labels
+    half = (first - r.ties).sum(axis=1) / 2  # pairs of a group whose labels differ, halved
+    return pairwise.PairCounts(untied.concordant - half, untied.discordant + half, untied.tied)
 
 
 def _pooled_auc(y: np.ndarray, s: np.ndarray, ties: str, rel: float) -> float:
