@@ -92,7 +92,7 @@ def _query_codes(query_ids: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
             raise Unsupported("query ids that are not UTF-8") from None
     arr = arr.unify_dictionaries() if arr.num_chunks > 1 else arr
     if arr.num_chunks == 0:
-        return [], np.zeros(0, dtype=np.int32)
+        return [], np.zeros(0, dtype=np.intp)
     dictionary = arr.chunk(0).dictionary
     codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in arr.chunks]).astype(np.intp)
     names = dictionary.to_pylist()
