@@ -176,7 +176,7 @@ def _plain_line_blocks(inp: _Input, size: int) -> Iterator[bytearray]:
             _read_block(f, inp.name, len(_BOM))
         eof = False
         while not eof:
-            block = bytearray(len(carry) + size)
+            block = bytearray(len(carry) + min(size, _left(f) + 1))  # (+1: the end is seen in one read)
             block[: len(carry)] = carry
             filled, cut = len(carry), 0
             while not cut and not eof:
@@ -197,6 +197,15 @@ def _plain_line_blocks(inp: _Input, size: int) -> Iterator[bytearray]:
                 block.append(0x0A)  # trec_eval ends the last line too
             if block:
                 yield block
+
+
+def _left(f: IO[bytes]) -> int:
+    """The bytes of a file after its position (a buffer that large holds the rest); a large
+    number when not known."""
+    try:
+        return max(os.fstat(f.fileno()).st_size - f.tell(), 0)
+    except (OSError, AttributeError, ValueError):
+        return 1 << 62
 
 
 def _read_into(f: IO[bytes], view: memoryview, name: str) -> int:
