@@ -57,6 +57,7 @@ from .names import (
     parse_metric,
     trec_columns,
 )
+from .names.records import refuse_score_metrics
 from .rankings import Rankings
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def trec_measures(specs: Iterable[str] | None) -> dict[str, Metric]:
             columns.update(trec_columns(family, params[family]))
     for column, metric in expand_metrics(others, trec_names_first=True).items() if others else ():
         columns.setdefault(column, metric)
-    return columns
+    return refuse_score_metrics(columns)  # AUC, MSE, ...: a run has no model scores per judged document
 
 
 def evaluate_like_trec_eval(

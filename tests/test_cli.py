@@ -594,3 +594,14 @@ def test_compare_delta_errors_exit_2(three_runs, capsys, argv, message):
     status, out = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "map", *argv)
     assert status == 2 and out == ""
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+@pytest.mark.parametrize("measure", ["AUC", "MSE", "GAUC"])
+def test_metrics_of_model_scores_exit_2_pointing_to_evaluate_scores(files, tmp_path, capsys, command, measure):
+    other = tmp_path / "other.run"
+    other.write_text(Path(files[1]).read_text())
+    runs = [files[1], str(other)] if command == "compare" else [files[1]]
+    status, _ = run_cli(command, files[0], *runs, "-m", "P@2", "-m", measure)
+    assert status == 2
+    assert f"metric {measure} needs the model's scores: use rk.evaluate_scores" in capsys.readouterr().err
