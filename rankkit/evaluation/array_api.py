@@ -738,15 +738,17 @@ def score_arrays(xp, labels, scores, query, metrics, *, ties: str = "average", r
 
     Examples
     --------
-    >>> import array_api_strict as xp
+    On array_api_compat's namespace of NumPy (any array-API library works alike):
+
+    >>> import array_api_compat.numpy as xp
     >>> from rankkit.names import parse_metric
     >>> ids, values, all_, n_rows = score_arrays(
     ...     xp, xp.asarray([2, 0, 1, 0, 1]), xp.asarray([0.9, 0.8, 0.8, 0.3, 0.2]),
     ...     xp.asarray([7, 7, 7, 3, 3]), [parse_metric("nDCG@2"), parse_metric("AUC")])
     >>> [round(float(v), 4) for v in values["nDCG@2"]], [float(v) for v in values["AUC"]]
     ([0.6309, 0.8801], [0.0, 0.75])
-    >>> ids, n_rows
-    (Array([3, 7], dtype=array_api_strict.int64), Array([2, 3], dtype=array_api_strict.int64))
+    >>> ids.tolist(), n_rows.tolist()
+    ([3, 7], [2, 3])
     """
     _check_supported(metrics)
     query_ids, lay = _layout(xp, labels, scores, query, ties, retrieved)
