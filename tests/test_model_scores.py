@@ -341,10 +341,10 @@ def test_unscored_queries_are_warned_about_and_reported_never_dropped():
         warnings.simplefilter("always")
         table = evaluate_scores(labels, scores, query, ["AUC", "nDCG@2", "PNR"])
     assert [str(w.message) for w in caught] == [
-        "AUC cannot score 3 queries (nan, left out of its aggregate): 2 (no negative document (label < 1)), "
-        "3 (no positive document (label >= 1)), 4 (one document)",
-        "PNR cannot score 3 queries (nan, left out of its aggregate): 2 (all labels equal), 3 (all labels equal), "
-        "4 (one document)"]
+        "AUC cannot score 3 queries (nan per query; their rows still count in the AUC pooled over all rows): "
+        "2 (no negative document (label < 1)), 3 (no positive document (label >= 1)), 4 (one document)",
+        "PNR cannot score 3 queries (nan: no pair of different labels, none in the pooled counts either): "
+        "2 (all labels equal), 3 (all labels equal), 4 (one document)"]
     assert all(w.filename == __file__ for w in caught)  # pointing at the caller's line
     assert table.query.tolist() == [1, 2, 3, 4]
     assert table["AUC"][0] == 1.0 and np.isnan(table["AUC"][1:]).all()

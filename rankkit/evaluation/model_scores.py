@@ -75,11 +75,13 @@ def evaluate_scores(
         ``relstring`` (text, not numbers) are refused.
     ties : {"average", "pessimistic", "optimistic"}, default="average"
         Documents with equal scores: ``"average"`` reports the exact expected value over
-        all orders of each tied group (as ``sklearn.metrics.ndcg_score``; AUC and PNR count
-        a tied pair 1/2); ``"pessimistic"`` orders them labels ascending (worst case),
-        ``"optimistic"`` descending (best case). Metrics that are not linear in the labels
-        (AP, ERR, the C/W/L metrics except SDCG ...) refuse ``"average"`` when a query has
-        tied scores, and take it when none has.
+        all orders of each tied group (as ``sklearn.metrics.ndcg_score``; AP and RR by
+        McSherry & Najork's formulas; AUC counts a tied pair 1/2, its expected value); PNR
+        becomes the ratio of the expected pair counts, (C + T/2) / (D + T/2) for T pairs
+        tied in score, not an expected ratio. ``"pessimistic"`` orders them labels
+        ascending (worst case), ``"optimistic"`` descending (best case). ERR and the C/W/L
+        metrics (but SDCG) refuse ``"average"`` when a query has tied scores, and take it
+        when none has.
     rel : float, default=1
         Relevance level of the binary metrics and of AUC/GAUC (positive: label >= rel),
         as :func:`rankkit.evaluate`'s ``rel``; a spec's own ``rel=`` wins.
@@ -527,8 +529,14 @@ def _warn(unscored: dict[str, dict[Any, str]], columns: dict[str, Metric]) -> No
         ids = list(queries)
         shown = ", ".join(f"{q} ({queries[q]})" for q in ids[:5]) + (f", ... ({len(ids) - 5} more)"
                                                                        if len(ids) > 5 else "")
-        warnings.warn(f"{column} cannot score {len(ids)} quer{'y' if len(ids) == 1 else 'ies'} (nan, left out "
-                      f"of its aggregate): {shown}", UserWarning, stacklevel=outside_rankkit())
+        warnings.warn(f"{column} cannot score {len(ids)} quer{'y' if len(ids) == 1 else 'ies'} "
+                      f"({_LEFT_OUT[columns[column].name]}): {shown}", UserWarning, stacklevel=outside_rankkit())
+
+
+#: What the aggregate does with a query a score metric cannot score.
+_LEFT_OUT = {"AUC": "nan per query; their rows still count in the AUC pooled over all rows",
+             "GAUC": "nan, left out of the weighted mean",
+             "PNR": "nan: no pair of different labels, none in the pooled counts either"}
 
 
 # --------------------------------------------------------------------------- other array libraries
