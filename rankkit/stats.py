@@ -52,6 +52,7 @@ import pandas as pd
 from scipy import optimize, special, stats
 
 from ._validation import check_k, check_option, check_probability
+from .evaluation.score_table import ScoreTable
 from .evaluation.scoring import evaluate, expand_metrics
 from .evaluation.settings import QUERY_POLICIES
 from .io.keys import trec_order
@@ -117,7 +118,10 @@ def compare(
         queries=queries)``, or a per-query table: a DataFrame indexed by query id with
         one column per metric (what ``evaluate`` returns). A DataFrame is taken as a
         per-query table when it has a column named like one of ``metrics``
-        (it must then have them all); any other value is taken as a run.
+        (it must then have them all); a model's
+        :class:`~rankkit.evaluation.score_table.ScoreTable` (:func:`rankkit.evaluate_scores`)
+        is its per-query table, without the ``all`` row (a frame with one is refused);
+        any other value is taken as a run.
     metrics : str or sequence of str, or None
         Metric specs (``"nDCG@10"``, ``"AP"``, ...); for per-query tables, the column
         names. None: every column of the first per-query table (tables only).
@@ -392,6 +396,18 @@ def _check_seed(seed) -> None:
         raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
 
 
+def _per_query_frame(name, run):
+    """A model's :class:`~rankkit.evaluation.score_table.ScoreTable` as its per-query frame;
+    a per-query frame with an ``all`` row (``to_frame()``'s aggregates) refused: that row
+    is no query."""
+    if isinstance(run, ScoreTable):
+        return run.to_frame(all=False)
+    if isinstance(run, pd.DataFrame) and "all" in run.index:
+        raise ValueError(f"system {name!r}: the per-query table has an 'all' row, which is no query; pass "
+                         "table.to_frame(all=False), or the ScoreTable itself")
+    return run
+
+
 def _per_query_tables(qrels, runs, metrics, *, queries, ties, columns):
     """Per-query DataFrames (one column per metric), scoring runs with ``evaluate``."""
     if isinstance(metrics, str):
@@ -402,6 +418,8 @@ def _per_query_tables(qrels, runs, metrics, *, queries, ties, columns):
             raise ValueError("metrics must name at least one metric, got []")
         if not all(isinstance(m, str) for m in metrics):
             raise ValueError(f"metrics must be metric spec strings, got {metrics!r}")
+
+    runs = {name: _per_query_frame(name, run) for name, run in runs.items()}
 
     def is_table(obj) -> bool:
         # A DataFrame holding any requested metric column is a per-query table;
@@ -493,7 +511,9 @@ def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:
             m, q = np.argwhere(bad)[0]
             raise ValueError(
                 f"system {name!r}: scores must be finite, got {float(values[m, q])!r} for "
-                f"metric {metrics[m]!r}, query {index[q]!r}")
+                f"metric {metrics[m]!r}, query {getattr(index[q], 'item', lambda: index[q])()!r}; a paired comparison needs a value for every "
+                "query: leave out the queries a metric cannot score, the same ones for every system "
+                "(e.g. the queries table.dropna() keeps in all of them)")
         blocks.append(values)
     return np.stack(blocks)
 

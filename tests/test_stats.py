@@ -6,6 +6,7 @@ corrections, simulated planted / null differences.
 """
 
 import importlib
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -931,3 +932,29 @@ def test_compare_of_tables_does_not_depend_on_their_row_order():
         first = rankkit.compare(None, {"a": a, "b": b}, "AP", test=test)
         shuffled = rankkit.compare(None, {"a": a.iloc[::-1], "b": b.sample(frac=1, random_state=3)}, "AP", test=test)
         pd.testing.assert_frame_equal(first, shuffled)
+
+
+def test_model_score_tables_compare_per_query_without_their_all_row():
+    rng = np.random.default_rng(3)
+    query = np.repeat(np.arange(40), 8)
+    labels = rng.integers(0, 3, len(query))
+    a = rankkit.evaluate_scores(labels, labels + rng.normal(size=len(query)), query, ["nDCG@5", "AP"])
+    b = rankkit.evaluate_scores(labels, labels + 2 * rng.normal(size=len(query)), query, ["nDCG@5", "AP"])
+    table = compare(None, {"a": a, "b": b}, ["nDCG@5", "AP"], baseline="b")
+    frames = compare(None, {"a": a.to_frame(all=False), "b": b.to_frame(all=False)}, ["nDCG@5", "AP"], baseline="b")
+    pd.testing.assert_frame_equal(table, frames)
+    assert (table["n_queries"] == 40).all()
+    assert table.set_index("metric").loc["nDCG@5", "mean"] == pytest.approx(float(np.mean(a["nDCG@5"])))
+    with pytest.raises(ValueError, match=r"system 'a': the per-query table has an 'all' row, which is no query"):
+        compare(None, {"a": a.to_frame(), "b": b.to_frame()}, ["nDCG@5"])
+
+
+def test_a_metric_that_cannot_score_a_query_says_what_to_do():
+    labels, query = [1, 0, 1, 1, 0, 1], [1, 1, 2, 2, 3, 3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = rankkit.evaluate_scores(labels, [0.9, 0.1, 0.5, 0.4, 0.2, 0.8], query, ["AUC"])
+        b = rankkit.evaluate_scores(labels, [0.1, 0.9, 0.5, 0.4, 0.8, 0.2], query, ["AUC"])
+    with pytest.raises(ValueError, match=r"got nan for metric 'AUC', query 2; a paired comparison needs a value "
+                                         r"for every query"):
+        compare(None, {"a": a, "b": b}, "AUC")
