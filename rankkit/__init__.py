@@ -10,8 +10,10 @@ The package is layered, each layer importing only those below it::
     api               rk.evaluate: in memory, or rankkit.dask for Dask inputs
     dask              runs beyond one machine
     stats, trec_eval  comparing systems; trec_eval's output, byte for byte
+    power             how many queries an experiment needs (through stats)
     explore, plot/    notebook explorers; figures
-    evaluation/       evaluate, score, rank, aggregate; settings checked once; runs read in blocks
+    evaluation/       evaluate, score, rank, aggregate; settings checked once; runs read in blocks;
+                      evaluate_scores (a model's labels, scores, query ids; any array library)
     names/            one record per metric: its function, names, typed parameters
     join              a run and its judgments become Rankings
     metrics/          the metric families, on Rankings
@@ -56,7 +58,7 @@ _PUBLIC: dict[str, str] = {
 }
 
 #: Submodules reachable as attributes (``rankkit.plot``) without importing them first.
-_SUBMODULES = frozenset({"cli", "dask", "evaluation", "explore", "io", "join", "metrics", "names", "plot",
+_SUBMODULES = frozenset({"cli", "dask", "evaluation", "explore", "io", "join", "metrics", "names", "plot", "power",
                          "rankings", "report", "sources", "stats", "trec_eval"})
 
 __all__ = [

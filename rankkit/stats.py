@@ -41,23 +41,30 @@ importable from here too (``rankkit.stats.to_markdown``).
 from __future__ import annotations
 
 import itertools
-import math
-import numbers
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special, stats
+from scipy import special, stats
 
-from ._validation import check_k, check_option, check_probability
+from ._validation import check_k, check_option, check_probability, is_int
 from .evaluation.score_table import ScoreTable
 from .evaluation.scoring import evaluate, expand_metrics
 from .evaluation.settings import QUERY_POLICIES
 from .io.keys import trec_order
 from .io.readers import read_qrels
 from .metrics._numerics import exact_matmul, query_mean, query_sum
+from .power import (
+    QueriesNeeded,
+    check_delta,
+    check_levels,
+    detectable_difference,
+    detectable_effect,
+    queries_for_effect,
+    queries_needed,
+    spread,
+)
 
 # The renderers of a compare() table and its columns live in rankkit.report;
 # rankkit.stats.to_markdown, COLUMNS and the others stay importable from here, where compare() is.
@@ -256,8 +263,8 @@ def compare(
         raise ValueError("n_resamples must be a positive integer, got None")
     _check_seed(seed)
     if delta is not None:
-        delta = _check_delta(delta)
-        alpha, power = _check_levels(alpha, power)
+        delta = check_delta(delta)
+        alpha, power = check_levels(alpha, power)
     if not isinstance(runs, Mapping):
         raise ValueError(f"runs must be a mapping of name -> run, got {type(runs).__name__}")
     if len(runs) < 2:
@@ -288,7 +295,7 @@ def compare(
     table = _comparison_table(names, metrics, scores, sys_idx, base_idx, res, alpha)
     table.attrs.update(test=getattr(test, "__name__", "custom") if callable(test) else test,
                        correction=correction, alpha=alpha,
-                       n_resamples=n_resamples, seed=seed if _is_int(seed) else None,
+                       n_resamples=n_resamples, seed=seed if is_int(seed) else None,
                        bootstrap_ci=bootstrap_ci)
     if delta is not None:
         sd = np.where((a - b != (a - b)[:, :1]).any(axis=1), res["sd"], 0.0)  # equal differences: no spread
@@ -300,8 +307,8 @@ def compare(
 def _power_columns(sd: np.ndarray, delta: float, alpha: float, power: float, n_queries: int):
     """compare()'s ``n_needed`` and ``detectable`` (:func:`queries_needed`), one per
     comparison of standard deviation ``sd``; missing where sd is 0."""
-    n_needed = pd.array([_n_needed(delta / s, alpha, power) if s > 0 else pd.NA for s in sd], dtype="Int64")
-    detectable = np.where(sd > 0, sd * _detectable_effect(n_queries, alpha, power), np.nan)
+    n_needed = pd.array([queries_for_effect(delta / s, alpha, power) if s > 0 else pd.NA for s in sd], dtype="Int64")
+    detectable = np.where(sd > 0, sd * detectable_effect(n_queries, alpha, power), np.nan)
     return n_needed, detectable
 
 
@@ -385,14 +392,10 @@ def _tukey(scores: np.ndarray, sys_idx: np.ndarray, base_idx: np.ndarray, alpha:
     return np.concatenate(p), np.concatenate(low), np.concatenate(high)
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
-
-
 def _check_seed(seed) -> None:
     if seed is None or isinstance(seed, np.random.Generator):
         return
-    if not _is_int(seed) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
 
 
@@ -509,9 +512,10 @@ def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:
         bad = ~np.isfinite(values)
         if bad.any():
             m, q = np.argwhere(bad)[0]
+            query = index[q].item() if isinstance(index[q], np.generic) else index[q]
             raise ValueError(
                 f"system {name!r}: scores must be finite, got {float(values[m, q])!r} for "
-                f"metric {metrics[m]!r}, query {getattr(index[q], 'item', lambda: index[q])()!r}; a paired comparison needs a value for every "
+                f"metric {metrics[m]!r}, query {query!r}; a paired comparison needs a value for every "
                 "query: leave out the queries a metric cannot score, the same ones for every system "
                 "(e.g. the queries table.dropna() keeps in all of them)")
         blocks.append(values)
@@ -539,7 +543,7 @@ def _paired_stats(a: np.ndarray, b: np.ndarray, *, test: str, alpha: float,
     n = d.shape[1]
     # Means and sums of squares add the queries in order (rankkit.metrics._numerics).
     diff = query_mean(d.T)
-    sd = _spread(d, diff)
+    sd = spread(d, diff)
     zero = ~d.any(axis=1)  # identical systems
     # Nonzero constant difference (sd = 0, also when differences agree to underflow).
     const = (sd == 0) & ~zero
@@ -576,16 +580,6 @@ def _paired_stats(a: np.ndarray, b: np.ndarray, *, test: str, alpha: float,
         ci_low[todo], ci_high[todo] = lo, hi
     return {"diff": diff, "ci_low": ci_low, "ci_high": ci_high, "p_value": p,
             "effect_size": effect, "sd": sd}
-
-
-def _spread(d: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """Sample standard deviation (ddof=1) of each row of ``d`` around its ``mean``, summed
-    in query order. The deviations are scaled by a power of two near the largest before
-    squaring: exact, and no square of a tiny deviation (1e-157) is lost to underflow."""
-    deviation = d - mean[:, None]
-    scale = np.ldexp(1.0, np.frexp(np.abs(deviation).max(axis=1))[1])
-    scaled = deviation / scale[:, None]
-    return scale * np.sqrt(query_sum((scaled * scaled).T) / (d.shape[1] - 1))
 
 
 def _randomization_pvalues(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -670,250 +664,6 @@ def _bootstrap(d: np.ndarray, alpha: float, n_resamples: int, rng: np.random.Gen
     for j in np.flatnonzero(ok):  # a loop over comparisons, not queries
         lo[j], hi[j] = np.quantile(means[:, j], [lo_q[j], hi_q[j]])
     return p, lo, hi
-
-
-# ------------------------------------------------------------------ queries needed
-
-
-@dataclass(frozen=True)
-class QueriesNeeded:
-    """What a paired t-test can detect: :func:`queries_needed`'s answer.
-
-    Attributes
-    ----------
-    n_needed : int
-        Queries a two-sided paired t-test needs to detect a mean difference ``delta``
-        with probability ``power`` at level ``alpha`` (at least 2).
-    delta : float
-        The mean difference to detect, in the metric's units.
-    sd : float
-        Standard deviation (ddof=1) of the per-query differences it was computed from.
-    n_now : int
-        Queries in those differences.
-    detectable : float
-        The smallest mean difference the test detects with probability ``power`` on
-        ``n_now`` queries.
-    alpha, power : float
-        Significance level and power asked for.
-    """
-
-    n_needed: int
-    delta: float
-    sd: float
-    n_now: int
-    detectable: float
-    alpha: float
-    power: float
-
-    def __repr__(self) -> str:
-        return (f"QueriesNeeded(n_needed={self.n_needed}, delta={self.delta:g}, sd={self.sd:.4g}, "
-                f"n_now={self.n_now}, detectable={self.detectable:.4g}, alpha={self.alpha:g}, "
-                f"power={self.power:g})")
-
-    def __str__(self) -> str:
-        return (f"to detect a difference of {self.delta:g} (sd {self.sd:.4g}) with power {self.power:g} "
-                f"at alpha = {self.alpha:g}, a paired t-test needs {self.n_needed} queries; "
-                f"with the {self.n_now} at hand it detects {self.detectable:.4g} or more")
-
-
-def queries_needed(differences, delta: float, alpha: float = 0.05, power: float = 0.8) -> QueriesNeeded:
-    """How many queries a paired t-test needs to detect a difference ``delta``, and the
-    smallest difference it detects with the queries at hand.
-
-    Sakai's t-test-based topic set size design (T. Sakai, "Topic set size design",
-    Information Retrieval Journal 19(3):256-283, 2016, https://doi.org/10.1007/s10791-015-9273-z;
-    and chapters 6-7 of his book "Laboratory Experiments in Information Retrieval:
-    Sample Sizes, Effect Sizes, and Statistical Power", Springer, 2018): the power of
-    the two-sided paired t-test on ``n`` queries, for differences of mean ``delta`` and
-    standard deviation ``sd``, is ``P(|T| > t_{1-alpha/2, n-1})`` with ``T`` noncentral t
-    with ``n - 1`` degrees of freedom and noncentrality ``sqrt(n) delta / sd``;
-    ``n_needed`` is the smallest ``n >= 2`` at which it reaches ``power``, and
-    ``detectable`` the ``delta`` at which it does so for ``n = len(differences)``.
-    ``sd`` is the sample standard deviation of the given differences (a pilot or past
-    experiment of the same two systems, or of similar ones).
-
-    Parameters
-    ----------
-    differences : array-like of shape (n_queries,)
-        Per-query differences of a metric between two systems (system - baseline),
-        at least two, finite, not all equal.
-    delta : float
-        The mean difference worth detecting, in the metric's units (> 0).
-    alpha : float in (0, 1), default=0.05
-        Significance level of the two-sided test (per comparison: for a family of
-        ``m`` comparisons under Bonferroni, pass ``alpha / m``).
-    power : float in (0, 1), default=0.8
-        Probability of detecting ``delta``; greater than ``alpha``.
-
-    Returns
-    -------
-    QueriesNeeded
-        ``n_needed``, ``delta``, ``sd``, ``n_now``, ``detectable``, ``alpha``, ``power``;
-        ``str()`` of it is a sentence.
-
-    Raises
-    ------
-    ValueError
-        ``delta`` not a positive finite number; ``alpha`` or ``power`` outside (0, 1),
-        or ``power <= alpha``; fewer than two differences, or non-finite ones; no spread
-        (every difference equal: their standard deviation, 0, says nothing of the queries
-        to come).
-
-    Notes
-    -----
-    ``n_needed`` is statsmodels' ``TTestPower().solve_power(effect_size=delta / sd,
-    alpha=alpha, power=power)`` rounded up (statsmodels is not used: the noncentral t
-    of :mod:`scipy.stats` and Brent's root finder, :func:`scipy.optimize.brentq`), and
-    ``detectable`` is ``sd`` times its ``solve_power(nobs=n_now, ...)``. The power is
-    exact (both tails); the normal approximation ``((z_{1-alpha/2} + z_power) sd /
-    delta)^2 + z_{1-alpha/2}^2 / 2`` (Guenther) is within a query up to some 100,000.
-    Where the spread comes from differs from Sakai's design: it estimates a
-    within-system variance from the topic-by-run matrices of past test collections
-    (many runs), and his "Topic set size design for paired and unpaired data"
-    (https://waseda.pure.elsevier.com/ja/publications/topic-set-size-design-for-paired-and-unpaired-data)
-    recommends the unpaired versions, the variance of paired differences being hard to
-    estimate in advance. Here it is the spread of the given differences of one pair:
-    positively correlated systems, the usual case, have a smaller spread and need fewer
-    queries. The answer is only as good as ``sd``, itself uncertain from few queries.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> d = np.array([0.12, -0.05, 0.30, 0.02, -0.11, 0.08, 0.21, -0.02, 0.15, 0.04])
-    >>> plan = queries_needed(d, delta=0.05)
-    >>> plan
-    QueriesNeeded(n_needed=51, delta=0.05, sd=0.1246, n_now=10, detectable=0.1241, alpha=0.05, power=0.8)
-    >>> print(plan)
-    to detect a difference of 0.05 (sd 0.1246) with power 0.8 at alpha = 0.05, a paired t-test needs 51 queries; with the 10 at hand it detects 0.1241 or more
-    """  # noqa: E501 (a doctest line as print writes it)
-    delta = _check_delta(delta)
-    alpha, power = _check_levels(alpha, power)
-    d, sd = _differences_spread(differences)
-    return QueriesNeeded(n_needed=_n_needed(delta / sd, alpha, power), delta=delta, sd=sd,
-                         n_now=d.size, detectable=sd * _detectable_effect(d.size, alpha, power),
-                         alpha=alpha, power=power)
-
-
-def detectable_difference(differences, alpha: float = 0.05, power: float = 0.8, *,
-                          n_queries: int | None = None) -> float:
-    """The smallest mean difference a two-sided paired t-test detects with probability
-    ``power`` at level ``alpha``, at the spread of ``differences``.
-
-    The ``delta`` at which the power of :func:`queries_needed` reaches ``power``: the
-    minimum detectable difference of Sakai's topic set size design read the other way
-    round (for a given number of topics).
-
-    Parameters
-    ----------
-    differences : array-like of shape (n,)
-        Per-query differences, as for :func:`queries_needed`.
-    alpha, power : float in (0, 1)
-        As for :func:`queries_needed`.
-    n_queries : int or None, default=None
-        Number of queries of the experiment (at least 2); None: ``len(differences)``.
-
-    Returns
-    -------
-    float
-        In the metric's units; statsmodels' ``TTestPower().solve_power(nobs=n_queries,
-        alpha=alpha, power=power)`` times the standard deviation of ``differences``.
-
-    Examples
-    --------
-    >>> d = [0.12, -0.05, 0.30, 0.02, -0.11, 0.08, 0.21, -0.02, 0.15, 0.04]
-    >>> round(detectable_difference(d), 4), round(detectable_difference(d, n_queries=200), 4)
-    (0.1241, 0.0248)
-    """
-    alpha, power = _check_levels(alpha, power)
-    d, sd = _differences_spread(differences)
-    if n_queries is None:
-        n_queries = d.size
-    elif not _is_int(n_queries) or n_queries < 2:
-        raise ValueError(f"n_queries must be an integer of at least 2 (a t-test needs two queries), "
-                         f"got {n_queries!r}")
-    return float(sd * _detectable_effect(int(n_queries), alpha, power))
-
-
-def _check_delta(delta) -> float:
-    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real) or not (
-            np.isfinite(delta) and delta > 0):
-        raise ValueError("delta must be a positive finite number (the mean difference worth detecting, "
-                         f"in the metric's units), got {delta!r}")
-    return float(delta)
-
-
-def _check_levels(alpha, power) -> tuple[float, float]:
-    alpha = check_probability(alpha, "alpha", high_open=True)
-    power = check_probability(power, "power", high_open=True)
-    if power <= alpha:
-        raise ValueError(f"power must be greater than alpha (with no difference at all a two-sided test "
-                         f"rejects with probability alpha), got power={power!r}, alpha={alpha!r}")
-    return alpha, power
-
-
-def _differences_spread(differences) -> tuple[np.ndarray, float]:
-    """The differences as a 1-D float array, and their sample standard deviation (> 0)."""
-    try:
-        d = np.asarray(differences, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("differences must be numbers (per-query differences of a metric)") from None
-    if d.ndim != 1:
-        raise ValueError(f"differences must be one-dimensional (one per query), got shape {d.shape}")
-    if d.size < 2:
-        raise ValueError(f"differences must hold at least two per-query differences to estimate their "
-                         f"spread, got {d.size}")
-    if not np.all(np.isfinite(d)):
-        raise ValueError(f"differences must be finite, got {float(d[~np.isfinite(d)][0])!r} "
-                         f"at position {int(np.flatnonzero(~np.isfinite(d))[0])}")
-    sd = float(_spread(d[None, :], query_mean(d[:, None]))[0])
-    if sd == 0 or np.all(d == d[0]):  # equal values: their mean may differ from them in its last bit
-        same = "0 (the two systems score alike on every query)" if d[0] == 0 else repr(float(d[0]))
-        raise ValueError(f"differences have no spread: every one is {same}, so their standard deviation "
-                         "is 0 and says nothing about how the difference varies over other queries; "
-                         "use the differences of queries where the systems disagree by varying amounts")
-    return d, sd
-
-
-def _t_power(effect: float, n: float, alpha: float) -> float:
-    """Power of the two-sided one-sample (paired) t-test on ``n`` values at standardized
-    effect ``effect``: both tails of the noncentral t (scipy's ``nctdtr``, as statsmodels'
-    ``ttest_power``)."""
-    df = n - 1
-    crit = special.stdtrit(df, 1 - alpha / 2)
-    nc = effect * np.sqrt(n)
-    # scipy's nctdtr gives NaN far in a tail (below 1e-20; for any crit once nc > 1e9):
-    # the lower tail is then taken by symmetry, and what stays NaN is a tail of ~0.
-    upper = special.nctdtr(df, nc, crit)
-    lower = special.nctdtr(df, nc, -crit)
-    if np.isnan(lower):
-        lower = 1.0 - special.nctdtr(df, -nc, crit)
-    return float(1.0 - np.nan_to_num(upper) + np.nan_to_num(lower))
-
-
-def _n_needed(effect: float, alpha: float, power: float) -> int:
-    """The smallest integer n >= 2 at which the power reaches ``power`` (it grows with n)."""
-    if _t_power(effect, 2, alpha) >= power:
-        return 2
-    normal = ((special.ndtri(1 - alpha / 2) + special.ndtri(power)) / effect) ** 2
-    high = max(4.0, 2.0 * normal + 4.0)  # the t-test needs a little more than the normal test
-    while _t_power(effect, high, alpha) < power:
-        high *= 2.0
-    root = optimize.brentq(lambda n: _t_power(effect, n, alpha) - power, 2.0, high, xtol=1e-9)
-    n = max(2, math.ceil(root))
-    while n > 2 and _t_power(effect, n - 1, alpha) >= power:  # the root's last bits
-        n -= 1
-    while _t_power(effect, n, alpha) < power:
-        n += 1
-    return n
-
-
-def _detectable_effect(n: int, alpha: float, power: float) -> float:
-    """The standardized effect at which the power on ``n`` values reaches ``power``."""
-    high = 2.0 * (special.ndtri(1 - alpha / 2) + special.ndtri(power)) / np.sqrt(n) + 1.0
-    while _t_power(high, n, alpha) < power:
-        high *= 2.0
-    return float(optimize.brentq(lambda e: _t_power(e, n, alpha) - power, 0.0, high, xtol=1e-14, rtol=1e-12))
-
 
 
 # ------------------------------------------------------------------------ corrections

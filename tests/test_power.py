@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
+from rankkit.power import t_power
 from rankkit.stats import (
     COLUMNS,
     QueriesNeeded,
@@ -27,7 +28,6 @@ from rankkit.stats import (
     to_markdown,
     to_text,
 )
-from rankkit.stats import _t_power as t_power
 
 # Differences of standard deviation exactly 1 (ddof=1): delta is then the effect size.
 UNIT = np.array([-1.0, 1.0]) / math.sqrt(2.0)
