@@ -400,3 +400,22 @@ def test_evaluate_scores_on_each_library_equals_its_numpy_path(name):
                                    atol=tolerance)
         assert float(to_numpy(table.all[spec])) == pytest.approx(float(expected.all[spec]), rel=tolerance,
                                                                  abs=tolerance)
+
+
+def test_unscored_queries_are_the_numpy_paths():
+    """Queries without a relevant document (rank metrics: 0, listed) and those a score metric
+    leaves nan: the same ids as on NumPy, for integer and float labels and a spec's own rel."""
+    rng = np.random.default_rng(1)
+    query = rng.integers(0, 30, 300)
+    labels = (rng.random(300) < 0.08).astype(np.int64) * rng.integers(1, 3, 300)
+    scores = rng.normal(size=300)
+    specs = ["nDCG@10", "AP", "P(rel=2)@5", "AUC", "MSE"]
+    for y, rel in ((labels, 1), (labels.astype(np.float64), 1.5)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            here = rk.evaluate_scores(y, scores, query, specs, rel=rel)
+            there = rk.evaluate_scores(xs.asarray(y), xs.asarray(scores), xs.asarray(query), specs, rel=rel)
+        for spec in ("nDCG@10", "AP", "P(rel=2)@5", "MSE"):
+            assert there.unscored[spec] == here.unscored[spec], spec
+        assert list(there.unscored["AUC"]) == list(here.unscored["AUC"])
+    assert len(here.unscored["nDCG@10"]) == 21 and len(here.unscored["P(rel=2)@5"]) == 21

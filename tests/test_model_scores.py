@@ -417,7 +417,7 @@ def test_bad_input_is_refused_naming_the_argument(args, kwargs, message):
 
 
 def test_other_objects_are_refused_with_a_type_error():
-    with pytest.raises(TypeError, match="labels, scores and query must be arrays of one library"):
+    with pytest.raises(TypeError, match="labels, scores and query must all come from one library: all NumPy arrays"):
         evaluate_scores({1, 0}, {0.5, 0.2})
 
 
@@ -503,7 +503,7 @@ def test_array_api_inputs_are_checked_with_their_own_library(args, message):
 
 def test_arrays_of_two_libraries_are_refused():
     xp = pytest.importorskip("array_api_strict")
-    with pytest.raises(TypeError, match="labels, scores and query must be arrays of one library"):
+    with pytest.raises(TypeError, match="labels, scores and query must all come from one library: all NumPy arrays"):
         evaluate_scores(xp.asarray([1.0, 0.0]), [0.5, 0.2])
 
 
@@ -650,3 +650,22 @@ def test_auc_gauc_and_pnr_of_long_tied_queries_equal_pairwise_to_the_bit():
     assert table.all["PNR"] == concordant / discordant  # sums of whole and half pairs: exact
     rows = [(y, s) for _, y, s in _each_query(labels, scores, query, table)]
     assert table.all["GAUC"] == pairwise.gauc([y for y, _ in rows], [s for _, s in rows], rel=2)
+
+
+def test_a_column_is_found_by_any_spelling_of_its_metric_and_the_table_is_read_only():
+    import copy
+    import pickle
+
+    table = evaluate_scores([1, 0, 1, 0], [0.9, 0.1, 0.3, 0.5], [1, 1, 2, 2], ["ndcg@10", "map"])
+    assert list(table) == ["ndcg@10", "map"]
+    np.testing.assert_array_equal(table["nDCG@10"], table["ndcg@10"])
+    np.testing.assert_array_equal(table["AP"], [1.0, 0.5])
+    with pytest.raises(KeyError):
+        table["P@5"]  # a metric the table does not hold
+    with pytest.raises(KeyError):
+        table["nope"]
+    with pytest.raises(TypeError):
+        table.data["x"] = 1
+    for again in (pickle.loads(pickle.dumps(table)), copy.deepcopy(table)):
+        assert list(again) == list(table) and again.all == table.all
+        np.testing.assert_array_equal(again["map"], table["map"])

@@ -13,6 +13,7 @@ here and scored by :mod:`rankkit.evaluation.array_api` in that library, on their
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Iterable
 from dataclasses import replace
@@ -556,8 +557,10 @@ def _other_library(labels: Any, scores: Any, query: Any, columns: dict[str, Metr
     try:
         xp = array_api_compat.array_namespace(*arrays)
     except TypeError as exc:
-        raise TypeError(f"labels, scores and query must be arrays of one library (or NumPy arrays, lists, "
-                        f"pandas Series), got {', '.join(type(x).__name__ for x in arrays)}: {exc}") from None
+        raise TypeError(f"labels, scores and query must all come from one library: all NumPy arrays, lists or "
+                        f"pandas Series, or all arrays of one other library (torch, JAX, ...), got "
+                        f"{', '.join(type(x).__name__ for x in arrays)}; convert the others with that library's "
+                        f"asarray, e.g. torch.as_tensor(labels, device=scores.device) ({exc})") from None
     _check_xp(xp, labels, scores, query)
     from .array_api import score_arrays
 
@@ -566,7 +569,8 @@ def _other_library(labels: Any, scores: Any, query: Any, columns: dict[str, Metr
                                                weights=settings["weights"], retrieved=settings["retrieved"])
     values = {c: values[str(m)] for c, m in columns.items()}
     totals = {c: totals[str(m)] for c, m in columns.items()}
-    unscored = _unscored_xp(xp, ids, values, columns)
+    relevant = _relevant_counts(xp, labels, query, ids, columns, settings["rel"])
+    unscored = _unscored_xp(xp, ids, values, columns, relevant, settings["rel"])
     _warn(unscored, columns)
     return ScoreTable(data=values, query=ids, all=totals, n_rows=n_rows, unscored=unscored,
                       metrics={c: str(m) for c, m in columns.items()}, settings=settings)
@@ -600,16 +604,49 @@ def _check_xp(xp: Any, labels: Any, scores: Any, query: Any) -> None:
                          "(strings only as NumPy arrays or lists)")
 
 
-def _unscored_xp(xp: Any, ids: Any, values: dict[str, Any], columns: dict[str, Metric]) -> dict[str, dict]:
-    """The queries a score metric left ``nan``: their ids copied to the host, no other data."""
+def _relevant_counts(xp: Any, labels: Any, query: Any, ids: Any, columns: dict[str, Metric],
+                     rel: float) -> dict[float, Any]:
+    """Relevance level -> each query's number of relevant rows (in the order of ``ids``), for
+    the levels of the rank metrics: one stable sort of the query ids, prefix sums between
+    each query's first and last row."""
+    levels = {m.kwargs.get("rel", rel) for m in columns.values() if not m.info.scores}
+    if not levels:
+        return {}
+    if query is None:
+        query = xp.zeros(labels.shape[0], dtype=xp.int64)
+    order = xp.argsort(query, stable=True)
+    sorted_query = xp.take(query, order)
+    starts = xp.searchsorted(sorted_query, ids, side="left")
+    ends = xp.searchsorted(sorted_query, ids, side="right")
+    ordered = xp.take(labels, order)
+    if xp.isdtype(ordered.dtype, "bool"):
+        ordered = xp.astype(ordered, xp.int64)
+    whole = xp.isdtype(ordered.dtype, "integral")  # integer labels meet an integer level (strict libraries)
+    counts = {}
+    for level in levels:  # a handful of levels, each over all rows at once
+        relevant = xp.astype(ordered >= (math.ceil(level) if whole else level), xp.int64)
+        prefix = xp.concat([xp.zeros(1, dtype=xp.int64), xp.cumulative_sum(relevant)])
+        counts[level] = xp.take(prefix, ends) - xp.take(prefix, starts)
+    return counts
+
+
+def _unscored_xp(xp: Any, ids: Any, values: dict[str, Any], columns: dict[str, Metric],
+                 relevant: dict[float, Any], rel: float) -> dict[str, dict]:
+    """The queries a score metric left ``nan``, and those a rank metric scores 0 for want of a
+    relevant document (as on NumPy): their ids copied to the host, no other data."""
+    from .score_table import to_numpy
+
     out: dict[str, dict] = {}
     for column, metric in columns.items():
         out[column] = {}
         if metric.name in ("AUC", "GAUC", "PNR"):
             missing = xp.isnan(values[column])
             if bool(xp.any(missing)):
-                from .score_table import to_numpy
-
                 out[column] = dict.fromkeys(to_numpy(ids[missing]).tolist(), "no pair to compare (one document, "
                                             "one class or all labels equal)")
+        elif not metric.info.scores:
+            none = relevant[metric.kwargs.get("rel", rel)] == 0
+            if bool(xp.any(none)):
+                out[column] = dict.fromkeys(to_numpy(ids[none]).tolist(),
+                                            "no relevant document: 0, as rk.evaluate scores it")
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -36,8 +37,10 @@ class ScoreTable(Mapping):
 
     Attributes
     ----------
-    data : dict
-        Metric -> its per-query values (what the mapping reads).
+    data : mapping
+        Column -> its per-query values (what the mapping reads; read-only). A column is
+        found by its spec as written or by any spelling of the same metric
+        (``table["ndcg@10"]`` for ``nDCG@10``).
     query : array
         The distinct query ids, sorted (0 when ``evaluate_scores`` was given no query ids).
     all : dict
@@ -81,10 +84,26 @@ class ScoreTable(Mapping):
     def __post_init__(self) -> None:  # its own copies: the caller's dicts may change
         for name in ("data", "all", "metrics", "settings"):
             object.__setattr__(self, name, dict(getattr(self, name)))
+        object.__setattr__(self, "data", MappingProxyType(self.data))  # the mapping itself: read-only
         object.__setattr__(self, "unscored", {c: dict(u) for c, u in self.unscored.items()})
 
+    def __reduce__(self):  # pickles with plain dicts (a mappingproxy does not pickle)
+        return _rebuild, (dict(self.data), self.query, self.all, self.n_rows, self.unscored, self.metrics,
+                          self.settings)
+
     def __getitem__(self, key: str) -> Any:
-        return self.data[key]
+        if key in self.data:
+            return self.data[key]
+        try:  # another spelling of a column's metric: "ndcg@10" for "nDCG@10", "map" for "AP"
+            from ..names import parse_metric
+
+            spec = str(parse_metric(key))
+        except (ValueError, TypeError):
+            raise KeyError(key) from None
+        for column, canonical in self.metrics.items():
+            if canonical == spec:
+                return self.data[column]
+        raise KeyError(key)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.data)
@@ -135,3 +154,9 @@ class ScoreTable(Mapping):
         from html import escape
 
         return f"<p>{escape(self._summary())}</p>" + self._shown().to_html()
+
+
+def _rebuild(data, query, all_, n_rows, unscored, metrics, settings) -> ScoreTable:
+    """A pickled :class:`ScoreTable` again."""
+    return ScoreTable(data=data, query=query, all=all_, n_rows=n_rows, unscored=unscored, metrics=metrics,
+                      settings=settings)
