@@ -417,7 +417,7 @@ def test_bad_input_is_refused_naming_the_argument(args, kwargs, message):
 
 
 def test_other_objects_are_refused_with_a_type_error():
-    with pytest.raises(TypeError, match="labels, scores and query must all come from one library: all NumPy arrays"):
+    with pytest.raises(TypeError, match="labels, scores and query must come from one array library besides NumPy"):
         evaluate_scores({1, 0}, {0.5, 0.2})
 
 
@@ -503,8 +503,22 @@ def test_array_api_inputs_are_checked_with_their_own_library(args, message):
 
 def test_arrays_of_two_libraries_are_refused():
     xp = pytest.importorskip("array_api_strict")
-    with pytest.raises(TypeError, match="labels, scores and query must all come from one library: all NumPy arrays"):
-        evaluate_scores(xp.asarray([1.0, 0.0]), [0.5, 0.2])
+    jnp = pytest.importorskip("jax.numpy")
+    with pytest.raises(TypeError, match="labels, scores and query must come from one array library besides NumPy"):
+        evaluate_scores(xp.asarray([1.0, 0.0]), jnp.asarray([0.5, 0.2]))
+
+
+def test_numpy_labels_and_ids_beside_another_librarys_scores_move_to_it():
+    xp = pytest.importorskip("array_api_strict")
+    labels, scores, query = np.array([2, 0, 1, 0, 1]), [0.9, 0.8, 0.8, 0.3, 0.2], [7, 7, 7, 3, 3]
+    mixed = evaluate_scores(labels, xp.asarray(scores), query, ["nDCG@10", "AUC", "AP"])
+    here = evaluate_scores(labels, scores, query, ["nDCG@10", "AUC", "AP"])
+    assert type(mixed["AUC"]) is type(xp.asarray(scores)) and type(mixed.query) is type(xp.asarray(scores))
+    for spec in ("nDCG@10", "AUC", "AP"):
+        np.testing.assert_allclose(np.asarray(mixed[spec]._array), here[spec], rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match=r"query holds <U1 values, which array_api_strict arrays cannot hold: pass "
+                                         r"integer query ids"):
+        evaluate_scores(labels, xp.asarray(scores), list("aaabb"))
 
 
 # --------------------------------------------------------------------------- query ids and layouts

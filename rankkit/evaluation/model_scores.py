@@ -8,7 +8,9 @@ judged), and every rank metric is computed by the registry's functions, the ones
 to the last bit. The metrics of the scores themselves (AUC, GAUC, PNR, MSE, MAE) come from
 :mod:`rankkit.metrics.pairwise` and :mod:`rankkit.metrics.unranked`. Arrays of another
 library that ``array_api_compat`` knows (JAX, torch, CuPy, array-api-strict) are checked
-here and scored by :mod:`rankkit.evaluation.array_api` in that library, on their device.
+here and scored by :mod:`rankkit.evaluation.array_api` in that library, on their device;
+NumPy arrays or lists given beside them (labels or query ids kept on the host, as a
+training loop often keeps them) move to that library and device first.
 """
 
 from __future__ import annotations
@@ -554,13 +556,17 @@ def _other_library(labels: Any, scores: Any, query: Any, columns: dict[str, Metr
                         f"{type(labels).__name__}, {type(scores).__name__} (install array-api-compat "
                         "for other array libraries)") from None
     arrays = [x for x in (labels, scores, query) if x is not None]
+    others = [x for x in arrays if not _is_numpy_like(x)]
     try:
-        xp = array_api_compat.array_namespace(*arrays)
+        xp = array_api_compat.array_namespace(*others)
     except TypeError as exc:
-        raise TypeError(f"labels, scores and query must all come from one library: all NumPy arrays, lists or "
-                        f"pandas Series, or all arrays of one other library (torch, JAX, ...), got "
+        raise TypeError(f"labels, scores and query must come from one array library besides NumPy (torch, JAX, "
+                        f"...; NumPy arrays, lists and pandas Series beside them move to their device), got "
                         f"{', '.join(type(x).__name__ for x in arrays)}; convert the others with that library's "
                         f"asarray, e.g. torch.as_tensor(labels, device=scores.device) ({exc})") from None
+    if len(others) < len(arrays):  # NumPy labels or ids beside tensors: onto the tensors' device
+        labels, scores, query = (_into(xp, x, others[0], name) for x, name in
+                                 ((labels, "labels"), (scores, "scores"), (query, "query")))
     _check_xp(xp, labels, scores, query)
     from .array_api import score_arrays
 
@@ -574,6 +580,21 @@ def _other_library(labels: Any, scores: Any, query: Any, columns: dict[str, Metr
     _warn(unscored, columns)
     return ScoreTable(data=values, query=ids, all=totals, n_rows=n_rows, unscored=unscored,
                       metrics={c: str(m) for c, m in columns.items()}, settings=settings)
+
+
+def _into(xp: Any, x: Any, like: Any, name: str) -> Any:
+    """``x`` (NumPy, a list, pandas) as an array of ``like``'s library on its device; other
+    arrays and None as they are. Strings have no array there: refused, naming ``name``."""
+    if x is None or not _is_numpy_like(x):
+        return x
+    import array_api_compat
+
+    values = np.asarray(x)
+    if values.dtype.kind not in "biuf":
+        raise ValueError(f"{name} holds {values.dtype} values, which {type(like).__module__.partition('.')[0]} "
+                         "arrays cannot hold: pass integer query ids (e.g. from np.unique(ids, return_inverse=True))"
+                         ", or pass every input as NumPy arrays")
+    return xp.asarray(values, device=array_api_compat.device(like))
 
 
 def _check_xp(xp: Any, labels: Any, scores: Any, query: Any) -> None:
@@ -613,19 +634,20 @@ def _relevant_counts(xp: Any, labels: Any, query: Any, ids: Any, columns: dict[s
     if not levels:
         return {}
     if query is None:
-        query = xp.zeros(labels.shape[0], dtype=xp.int64)
+        query = xp.zeros(labels.shape[0], dtype=ids.dtype)
     order = xp.argsort(query, stable=True)
+    count = order.dtype  # the library's index type (int32 on JAX without 64-bit types)
     sorted_query = xp.take(query, order)
     starts = xp.searchsorted(sorted_query, ids, side="left")
     ends = xp.searchsorted(sorted_query, ids, side="right")
     ordered = xp.take(labels, order)
     if xp.isdtype(ordered.dtype, "bool"):
-        ordered = xp.astype(ordered, xp.int64)
+        ordered = xp.astype(ordered, count)
     whole = xp.isdtype(ordered.dtype, "integral")  # integer labels meet an integer level (strict libraries)
     counts = {}
     for level in levels:  # a handful of levels, each over all rows at once
-        relevant = xp.astype(ordered >= (math.ceil(level) if whole else level), xp.int64)
-        prefix = xp.concat([xp.zeros(1, dtype=xp.int64), xp.cumulative_sum(relevant)])
+        relevant = xp.astype(ordered >= (math.ceil(level) if whole else level), count)
+        prefix = xp.concat([xp.zeros(1, dtype=count), xp.cumulative_sum(relevant)])
         counts[level] = xp.take(prefix, ends) - xp.take(prefix, starts)
     return counts
 
