@@ -15,7 +15,8 @@ from rankkit.names import parse_metric
 
 xp = pytest.importorskip("array_api_compat.numpy")
 
-SPECS = ["nDCG@10", "nDCG(gain='exp')@5", "DCG@3", "CG@5", "P@5", "R@10", "success@3", "AP", "AP@5", "RR",
+SPECS = ["nDCG@10", "nDCG(gain='exp')@5", "nDCG(gain='exp', no_relevant=1)@5",
+         "DCG@3", "CG@5", "P@5", "R@10", "success@3", "AP", "AP@5", "RR",
          "RBP(p=0.8)", "fallout@5", "LRAP", "AUC", "GAUC", "GAUC(weights='queries')", "PNR", "MSE", "MAE"]
 
 

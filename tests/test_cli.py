@@ -146,8 +146,8 @@ def test_json_format(files):
         (["-m", "ndgc@10"], "rankkit evaluate: error: unknown metric 'ndgc' in metric spec 'ndgc@10'; did you "
                             "mean nDCG@10, ndcg_cut_10 or RnDCG? (all names: rankkit evaluate --help)\n"),
         (["-m", "nDCG(k=10)"], "rankkit evaluate: error: metric nDCG does not take parameter(s) k (allowed: gain, "
-                               "discount, base, judged_only) in metric spec 'nDCG(k=10)'; the cutoff is written "
-                               "@k: nDCG@10\n"),
+                               "discount, base, no_relevant, judged_only) in metric spec 'nDCG(k=10)'; the cutoff "
+                               "is written @k: nDCG@10\n"),
         (["-m", "MAP@10"], "rankkit evaluate: error: metric spec 'MAP@10' is ambiguous: AP over the top 10 is "
                            "divided by R, the number of relevant documents, in trec_eval, ir_measures and ranx "
                            "(write AP@10 or map_cut_10), and by min(R, 10) in RecBole and other "

@@ -218,7 +218,8 @@ def test_k_must_be_positive_integer(spec, value):
     [
         ("P(foo=1)@5", r"metric P does not take parameter\(s\) foo \(allowed: rel, judged_only\)"),
         ("num_ret(rel=2)", r"metric num_ret does not take parameter\(s\) rel \(allowed: judged_only\)"),
-        ("nDCG(p=0.5, q=1)", r"does not take parameter\(s\) p, q \(allowed: gain, discount, base, judged_only\)"),
+        ("nDCG(p=0.5, q=1)",
+         r"does not take parameter\(s\) p, q \(allowed: gain, discount, base, no_relevant, judged_only\)"),
         ("AP(judged_only=1)", r"judged_only must be True or False, got 1"),
         ("P(2)@5", r"parameters must be named"),
         ("P(rel=)@5", r"cannot parse the parameters"),

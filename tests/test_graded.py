@@ -1012,3 +1012,16 @@ def test_exponential_gains_of_labels_that_overflow_are_refused():
     with pytest.raises(ValueError, match=r"ERR takes labels below 1024"):
         err(labels)
     assert ndcg([[1023, 1]], gain="exp") == pytest.approx(1.0) and ndcg(labels) == pytest.approx(1.0)
+
+
+def test_ndcg_of_a_query_without_a_relevant_document_is_no_relevant():
+    labels = [[0, 0, 0], [2, 0, 1], [0, 1, 0]]
+    default = rk.ndcg(labels, k=2)
+    assert default[0] == 0.0
+    for value in (0.0, 0.5, 1.0):
+        got = rk.ndcg(labels, k=2, no_relevant=value)
+        assert got[0] == value
+        np.testing.assert_array_equal(got[1:], default[1:])  # the other queries, to the bit
+    for bad in (-0.1, 1.5, np.nan, "1", None, True):
+        with pytest.raises(ValueError, match="no_relevant must be"):
+            rk.ndcg(labels, no_relevant=bad)

@@ -9,6 +9,7 @@ own test values and live functions for its convention on scores at or below 0.
 import itertools
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -683,3 +684,22 @@ def test_a_column_is_found_by_any_spelling_of_its_metric_and_the_table_is_read_o
     for again in (pickle.loads(pickle.dumps(table)), copy.deepcopy(table)):
         assert list(again) == list(table) and again.all == table.all
         np.testing.assert_array_equal(again["map"], table["map"])
+
+
+def test_lightgbms_ndcg_with_its_gain_and_its_one_for_a_query_without_a_relevant_document():
+    """tests/data/lightgbm/README.md: LightGBM 4.7.0 printed ndcg@5 0.9642634977347113 and
+    ndcg@10 0.976774222463211 for these predictions."""
+    data = np.loadtxt(Path(__file__).parent / "data" / "lightgbm" / "lambdarank_predictions.csv", delimiter=",",
+                      skiprows=1)
+    query, labels, scores = data[:, 0].astype(np.int64), data[:, 1], data[:, 2]
+    spec = "nDCG(gain='exp', no_relevant=1)@{}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        at5 = evaluate_scores(labels, scores, query, [spec.format(5)])
+        low, high = (evaluate_scores(labels, scores, query, [spec.format(10)], ties=t).all[spec.format(10)]
+                     for t in ("pessimistic", "optimistic"))
+        trec = evaluate_scores(labels, scores, query, ["nDCG(gain='exp')@5"])
+    assert at5.all[spec.format(5)] == pytest.approx(0.9642634977347113, abs=1e-15)
+    assert low <= 0.976774222463211 <= high and high - low < 3e-3
+    assert set(at5.unscored[spec.format(5)]) == {0, 1, 2, 3, 4}  # listed: they score 1 here, 0 by default
+    assert trec.all["nDCG(gain='exp')@5"] == pytest.approx((at5.all[spec.format(5)] * 60 - 5) / 60, abs=1e-12)

@@ -458,7 +458,9 @@ def _dcg(lay: _Layout, k, params, rel):
 def _ndcg(lay: _Layout, k, params, rel):
     gain = params.get("gain", "linear")
     ideal = _discounted(lay, _ideal_gains(lay, gain, k), params)
-    return _ratio(lay.xp, _discounted(lay, _ranked_gains(lay, gain, k), params), ideal)
+    ratio = _ratio(lay.xp, _discounted(lay, _ranked_gains(lay, gain, k), params), ideal)
+    no_relevant = float(params.get("no_relevant", 0.0))
+    return ratio if no_relevant == 0 else lay.xp.where(ideal > 0, ratio, lay.xp.full_like(ratio, no_relevant))
 
 
 def _rbp(lay: _Layout, k, params, rel):
@@ -677,7 +679,7 @@ _KERNELS = {
 #: The parameters each kernel reads (``judged_only`` changes nothing: every row is judged).
 _PARAMS = {
     "P": {"rel"}, "R": {"rel"}, "success": {"rel"}, "AP": {"rel", "normalize", "tied"}, "RR": {"rel"},
-    "CG": {"gain"}, "DCG": {"gain", "discount", "base"}, "nDCG": {"gain", "discount", "base"},
+    "CG": {"gain"}, "DCG": {"gain", "discount", "base"}, "nDCG": {"gain", "discount", "base", "no_relevant"},
     "RBP": {"p", "rel", "max_grade"}, "ERR": {"p", "max_grade"}, "AUC": {"rel"}, "GAUC": {"weights", "rel"},
     "PNR": {"label_ties"}, "MSE": set(), "MAE": set(), "fallout": {"rel"}, "LRAP": {"rel"},
 }

@@ -507,11 +507,19 @@ def _unscored(r: Rankings, columns: dict[str, Metric], rel: float) -> dict[str, 
             lowest = r.ideal[np.arange(len(n)), n - 1]
             cases = [(one, "one document"), (r.ideal[:, 0] == lowest, "all labels equal")]
         elif not metric.info.scores:
-            cases = [(r.n_relevant(level) == 0, "no relevant document: 0, as rk.evaluate scores it")]
+            cases = [(r.n_relevant(level) == 0, _without_relevant(metric))]
         else:
             cases = []
         out[column] = _reasons(r.query_ids, cases)
     return out
+
+
+def _without_relevant(metric: Metric) -> str:
+    """Why a rank metric's query is listed: no relevant document, and the value it then takes."""
+    value = metric.kwargs.get("no_relevant", 0.0)
+    if value:
+        return f"no relevant document: {value:g}, as no_relevant={value:g} sets it"
+    return "no relevant document: 0, as rk.evaluate scores it"
 
 
 def _reasons(ids: np.ndarray, cases: list[tuple[np.ndarray, str]]) -> dict[Any, str]:
@@ -669,6 +677,5 @@ def _unscored_xp(xp: Any, ids: Any, values: dict[str, Any], columns: dict[str, M
         elif not metric.info.scores:
             none = relevant[metric.kwargs.get("rel", rel)] == 0
             if bool(xp.any(none)):
-                out[column] = dict.fromkeys(to_numpy(ids[none]).tolist(),
-                                            "no relevant document: 0, as rk.evaluate scores it")
+                out[column] = dict.fromkeys(to_numpy(ids[none]).tolist(), _without_relevant(metric))
     return out

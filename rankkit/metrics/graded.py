@@ -391,6 +391,7 @@ def ndcg(
     gain: GainLike = "linear",
     discount: Literal["log2", "jk"] = "log2",
     base: float = 2.0,
+    no_relevant: float = 0.0,
 ) -> FloatOrArray:
     """Normalized discounted cumulative gain at cutoff ``k``, per query.
 
@@ -418,13 +419,17 @@ def ndcg(
         may give a different ideal than trec_eval.
     discount, base
         As in :func:`dcg`; the ideal DCG uses the same discount.
+    no_relevant : float in [0, 1], default=0.0
+        The value of a query whose ideal DCG is 0 (no judged document with a positive
+        gain): 0 as trec_eval scores it, 1 as LightGBM's ``ndcg`` metric and XGBoost's
+        (without its ``-`` suffix) do.
 
     Returns
     -------
     float or ndarray of shape (n_queries,)
-        In [0, 1] for non-negative gains; 0.0 for a query whose ideal DCG is 0 (no
-        judged document with a positive gain). With tie groups, the expected nDCG over
-        all orders of each group (exact: IDCG does not depend on the order).
+        In [0, 1] for non-negative gains; ``no_relevant`` for a query whose ideal DCG is
+        0. With tie groups, the expected nDCG over all orders of each group (exact: IDCG
+        does not depend on the order).
 
     Examples
     --------
@@ -443,14 +448,20 @@ def ndcg(
 
     >>> round(ndcg([3, 2, 3, 0, 1, 2], discount="jk", base=2), 4)
     0.9315
+
+    LightGBM's convention for a query without a relevant document:
+
+    >>> ndcg([[0, 0], [1, 0]], gain="exp", no_relevant=1)
+    array([1., 1.])
     """
     r = as_rankings(rankings)
     k = check_k(k)
+    no_relevant = check_probability(no_relevant, "no_relevant", low_open=False)
     g = _gain_function(gain)
     w = _discount_function(discount, base)
     actual = _dcg(_ranked_gains(r, g, k), w)
     best = _dcg(_ideal_gains(r, g, k), w)
-    return r.result(np.divide(actual, best, out=np.zeros_like(actual), where=best > 0))
+    return r.result(np.divide(actual, best, out=np.full_like(actual, no_relevant), where=best > 0))
 
 
 # --------------------------------------------------------------------------- user models

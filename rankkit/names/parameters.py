@@ -179,6 +179,9 @@ DISCOUNT = Param("discount", "text", "log2", "rank discount: 1 / log_b(i + 1) (b
                  _option("discount", DISCOUNTS), choices=DISCOUNTS)
 BASE = Param("base", "number", 2.0, "logarithm base b of both discounts (scikit-learn's log_base)", check_base,
              low=1, low_open=True)
+NO_RELEVANT = Param("no_relevant", "number", 0.0,
+                    "nDCG of a query with no relevant document: 0 (trec_eval) or 1 (LightGBM, XGBoost)",
+                    functools.partial(check_probability, name="no_relevant", low_open=False), low=0, high=1)
 RBP_P = Param("p", "number", 0.8, "persistence: the chance of looking at the next rank",
               _probability("p", high_open=True), low=0, high=1, low_open=True, high_open=True)
 RBP_MAX_GRADE = Param("max_grade", "number", None,

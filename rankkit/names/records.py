@@ -248,7 +248,7 @@ _RECORDS = (
                summary="discounted cumulative gain"),
     MetricInfo("IDCG", graded.idcg, _DCG, trec=(pairs("ideal_dcg", at=22, all_trec=False),),
                summary="DCG of the ideal ranking"),
-    MetricInfo("nDCG", graded.ndcg, _DCG, trec=(pairs("ndcg", at=23), cutoffs("ndcg_cut", at=26)),
+    MetricInfo("nDCG", graded.ndcg, (*_DCG, P.NO_RELEVANT), trec=(pairs("ndcg", at=23), cutoffs("ndcg_cut", at=26)),
                summary="normalised DCG, ideal from all judged documents (trec_eval ndcg)",
                ir_measures=("nDCG", "NDCG")),
     MetricInfo("nDCG_rel", graded.ndcg_rel, (P.GAIN,), cutoff=False, trec=(pairs("ndcg_rel", at=24),),
