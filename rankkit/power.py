@@ -15,7 +15,7 @@ import numpy as np
 from scipy import optimize, special
 
 from ._validation import check_probability, is_int
-from .metrics._numerics import query_mean, query_sum
+from .ops.numerics import query_mean, query_sum
 
 __all__ = ["queries_needed", "detectable_difference", "QueriesNeeded"]
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 
 from ._validation import check_finite, check_nonnegative
+from .ops.primitives import as_float, count, group_mean, is_numpy, namespace
 
 if TYPE_CHECKING:  # pandas on first use: the command line's path never needs it
     import pandas as pd
@@ -93,8 +94,9 @@ class Rankings:
             raise ValueError("lengths and n_judged must have one value per query")
         if self.ideal.ndim != 2 or self.ideal.shape[0] != n:
             raise ValueError(f"ideal must have {n} rows, got shape {self.ideal.shape}")
-        if len(self.query_ids) != n:
-            raise ValueError(f"query_ids must have {n} entries, got {len(self.query_ids)}")
+        n_ids = self.query_ids.shape[0] if hasattr(self.query_ids, "shape") else len(self.query_ids)
+        if n_ids != n:
+            raise ValueError(f"query_ids must have {n} entries, got {n_ids}")
         if self.ties is not None and self.ties.shape != (n, depth):
             raise ValueError(f"ties must have shape {(n, depth)}, got {self.ties.shape}")
         for name in ("has_run", "has_qrels"):
@@ -130,7 +132,7 @@ class Rankings:
 
     def n_relevant(self, rel: float = 1) -> np.ndarray:
         """R per query: how many judged documents have label >= ``rel``."""
-        return (self.ideal >= rel).sum(axis=1)
+        return count(self.ideal >= rel)
 
     def expected(self, values: np.ndarray) -> np.ndarray:
         """Replace each per-rank value by its mean over the rank's tie group.
@@ -141,11 +143,7 @@ class Rankings:
         """
         if self.ties is None:
             return values
-        ids = self.ties.ravel()
-        sums = np.bincount(ids, weights=values.ravel()).astype(np.float64)  # int64 when empty
-        counts = np.bincount(ids)
-        means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
-        return means[ids].reshape(values.shape)
+        return group_mean(self.ties, values)
 
     def judged_only(self) -> Rankings:
         """The same queries with only their judged documents, in their order (trec_eval
@@ -173,7 +171,7 @@ class Rankings:
     def max_grade(self) -> float:
         """The largest judged label (1.0 when there is none above 0): the default
         ``max_grade`` of graded metrics in an evaluation."""
-        top = float(self.ideal.max()) if self.ideal.size else 0.0
+        top = float(namespace(self.ideal).max(self.ideal)) if self.ideal.shape[1] and self.n_queries else 0.0
         return top if top > 0 else 1.0
 
     def take(self, rows: np.ndarray) -> Rankings:
@@ -187,7 +185,10 @@ class Rankings:
         return replace(self, **changes)
 
     def result(self, values: np.ndarray) -> float | np.ndarray:
-        """A Python float for a single 1-D list, else the per-query array."""
+        """A Python float for a single 1-D list, else the per-query array (of the
+        rankings' array library)."""
+        if not is_numpy(self.labels):
+            return as_float(values, self.labels)
         values = np.asarray(values, dtype=np.float64)
         return float(values[0]) if self.scalar else values
 

@@ -10,7 +10,7 @@ paired effect size and a significance flag.
 rankkit's own paired tests (two-sided, on the per-query differences ``d = system - baseline``):
 
 * ``"t"``: Student's paired t-test, as :func:`scipy.stats.ttest_rel` (same p-value
-  and t-interval to ~1e-15; rankkit sums in query order, see ``rankkit.metrics._numerics``).
+  and t-interval to ~1e-15; rankkit sums in query order, see ``rankkit.ops.numerics``).
 * ``"randomization"``: the paired randomization (sign-flip) test of Fisher, as used
   for IR by Smucker, Allan & Carterette (CIKM 2007): under H0 each difference is as
   likely to be ``+d_i`` as ``-d_i``. It is the test :func:`scipy.stats.permutation_test`
@@ -54,7 +54,7 @@ from .evaluation.scoring import evaluate, expand_metrics
 from .evaluation.settings import QUERY_POLICIES
 from .io.keys import trec_order
 from .io.readers import read_qrels
-from .metrics._numerics import exact_matmul, query_mean, query_sum
+from .ops.numerics import exact_matmul, query_mean, query_sum
 from .power import (
     QueriesNeeded,
     check_delta,
@@ -541,7 +541,7 @@ def _paired_stats(a: np.ndarray, b: np.ndarray, *, test: str, alpha: float,
     """
     d = a - b
     n = d.shape[1]
-    # Means and sums of squares add the queries in order (rankkit.metrics._numerics).
+    # Means and sums of squares add the queries in order (rankkit.ops.numerics).
     diff = query_mean(d.T)
     sd = spread(d, diff)
     zero = ~d.any(axis=1)  # identical systems
@@ -586,7 +586,7 @@ def _randomization_pvalues(d: np.ndarray, n_resamples: int, rng: np.random.Gener
     """Two-sided paired randomization (sign-flip) test of mean(d) = 0, per row of ``d``.
 
     Works on sums ``sum_i s_i d_i`` (same ordering as means), each computed exactly
-    (:func:`rankkit.metrics._numerics.exact_matmul`), so the count of extreme resamples is the
+    (:func:`rankkit.ops.numerics.exact_matmul`), so the count of extreme resamples is the
     same on every machine. Enumerates every sign vector when ``2**n <= n_resamples``.
     """
     k, n = d.shape

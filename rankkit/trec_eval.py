@@ -45,7 +45,6 @@ from .io.keys import arrow_ids
 from .io.trec_format import NUMBER, id_text, os_error
 from .join import outside_rankkit
 from .metrics._interpolation import recall_cut
-from .metrics._numerics import query_sum
 from .metrics.binary import STANDARD_RECALL_LEVELS
 from .names import (
     NICKNAMES,
@@ -58,6 +57,7 @@ from .names import (
     trec_columns,
 )
 from .names.records import refuse_score_metrics
+from .ops.numerics import query_sum
 from .rankings import Rankings
 
 if TYPE_CHECKING:

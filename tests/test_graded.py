@@ -909,7 +909,7 @@ def test_jk_with_base_2_is_log2_shifted_by_one_rank(labels, k):
 
 
 def test_jk_weights_are_the_log2_table_shifted_bit_for_bit():
-    from rankkit.metrics import _numerics
+    from rankkit.ops import numerics as _numerics
 
     w = _numerics.jk_discounts(500, 2.0)
     assert w[0] == 1.0
@@ -967,7 +967,7 @@ def test_log_discount_of_base_2_is_the_log2_discount_bit_for_bit():
     for func in (dcg, idcg, ndcg):
         np.testing.assert_array_equal(func(rows, base=2.0), func(rows))
         np.testing.assert_array_equal(func(rows, k=3, base=2), func(rows, k=3))
-    from rankkit.metrics import _numerics
+    from rankkit.ops import numerics as _numerics
 
     np.testing.assert_array_equal(_numerics.log_ranks(300, 2.0), _numerics.log2_ranks(300))
 

@@ -20,7 +20,7 @@ import pytest
 
 import rankkit as rk
 from rankkit.evaluation.scoring import aggregate, score
-from rankkit.metrics import _numerics
+from rankkit.ops import numerics as _numerics
 from rankkit.rankings import Rankings
 
 SEEDS = range(12)

@@ -95,7 +95,7 @@ def test_row_order_of_tables_does_not_matter():
 
 
 def test_t_test_equals_scipy():
-    # rankkit sums in query order (rankkit.metrics._numerics), scipy pairwise: the last bits may differ.
+    # rankkit sums in query order (rankkit.ops.numerics), scipy pairwise: the last bits may differ.
     runs = make_tables(n_systems=4)
     table = compare(None, runs, METRICS, test="t", alpha=0.1)
     for row in table.itertuples():

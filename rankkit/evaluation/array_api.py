@@ -35,7 +35,7 @@ Numbers: values are float64 where the library's default float is float64
 (array-api-strict) or the scores are float64 (PyTorch with float64 tensors), the scores'
 float dtype otherwise (JAX's default float32 unless ``jax_enable_x64``). Sums along the
 ranks and over queries are the library's own reductions, not rankkit's one order of
-summation (:mod:`rankkit.metrics._numerics`), so on float64 the values equal the NumPy
+summation (:mod:`rankkit.ops.numerics`), so on float64 the values equal the NumPy
 path's within 1e-12, and within about 1e-5 on float32; the DCG discounts and RBP's
 powers are rankkit's correctly rounded tables (computed by NumPy, copied to the device
 once; nothing of the input goes to NumPy). JAX compiles each operation for each new
@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 from array_api_compat import device as array_device
 
-from ..metrics._numerics import jk_discounts, log_ranks, powers
+from ..ops.numerics import jk_discounts, log_ranks, powers
 
 __all__ = ["score_arrays", "SUPPORTED"]
 

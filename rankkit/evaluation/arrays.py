@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..join import outside_rankkit
-from ..metrics._numerics import query_sum
 from ..names import REGISTRY, Metric, MetricInfo
+from ..ops.numerics import query_sum
 from ..rankings import Rankings
 
 __all__ = ["score_values", "defaults", "aggregate_column", "geometric_mean", "GEOMETRIC_FLOOR",
@@ -102,7 +102,7 @@ def geometric_mean(values: np.ndarray) -> float:
     """exp(mean(log(max(v, 1e-5)))): trec_eval's gm_map / gm_bpref over per-query values.
 
     Computed in 40-digit decimal arithmetic, the same on every machine (see
-    ``rankkit.metrics._numerics``): the product of the floored values, one query at a time in query
+    ``rankkit.ops.numerics``): the product of the floored values, one query at a time in query
     order, then one logarithm, the division by n and one exponential, rounded once.
     """
     n = len(values)

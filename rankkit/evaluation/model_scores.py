@@ -26,8 +26,8 @@ import numpy as np
 from .._validation import check_option, check_rel
 from ..join import outside_rankkit
 from ..metrics import pairwise, unranked
-from ..metrics._numerics import query_sum
 from ..names import Metric, expand_metrics
+from ..ops.numerics import query_sum
 from ..rankings import Rankings
 from .arrays import aggregate_column, defaults, score_values
 from .score_table import ScoreTable

@@ -7,5 +7,5 @@ family), :mod:`~rankkit.metrics.pairwise` (Kendall tau, AUC, GAUC, PNR),
 :mod:`~rankkit.metrics.label_ranking` (LRAP), :mod:`~rankkit.metrics.unranked` (MSE, MAE),
 :mod:`~rankkit.metrics.overlap` (compatibility), :mod:`~rankkit.metrics.set_based` (the
 retrieved list as a set) and :mod:`~rankkit.metrics.incomplete` (judged fractions, infAP).
-Their one order of floating-point operations is :mod:`~rankkit.metrics._numerics`.
+Their one order of floating-point operations is :mod:`~rankkit.ops.numerics`.
 """

@@ -10,16 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_n_relevant
+from ..ops.primitives import as_float, columns, is_numpy, namespace, prefix_sum, rank_sum, ratio
 from ..rankings import Rankings
 
-__all__ = ["checked_n_relevant", "precision_at_relevant", "ratio", "relevant_ranks"]
-
-
-def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, and 0.0 where den == 0 (no relevant document, nothing retrieved)."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+__all__ = ["checked_n_relevant", "precision_at_relevant", "precision_sum", "ratio", "relevant_ranks"]
 
 
 def checked_n_relevant(r: Rankings, rel: float, n_relevant) -> np.ndarray:
@@ -51,6 +45,18 @@ def relevant_ranks(relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     within = np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
     ranks[rows, within] = cols + 1
     return ranks, counts, rows, cols
+
+
+def precision_sum(relevant: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """Per query, P@i summed over its relevant ranks i, in rank order (AP's numerator), in the
+    float dtype of ``like``. NumPy: on the small matrix of relevant ranks
+    (:func:`relevant_ranks`); another library: along the whole ranking (adding the zeros in
+    between changes no bit)."""
+    if is_numpy(relevant):
+        return rank_sum(precision_at_relevant(relevant_ranks(relevant)[0]))
+    hits = as_float(relevant, like)
+    xp = namespace(hits)
+    return xp.sum(xp.where(relevant, prefix_sum(hits)[:, 1:] / (as_float(columns(hits), hits) + 1.0), 0.0), axis=1)
 
 
 def precision_at_relevant(ranks: np.ndarray) -> np.ndarray:

@@ -45,9 +45,22 @@ from .._validation import (
     check_rel,
     is_real,
 )
+from ..ops.numerics import ln
+from ..ops.primitives import (
+    as_float,
+    columns,
+    count,
+    cumulative_product,
+    gather,
+    namespace,
+    prefix_sum,
+    rank_product,
+    rank_sum,
+    ratio,
+    tie_bounds,
+)
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
-from ._numerics import ln, rank_product, rank_sum
-from ._ranks import checked_n_relevant, precision_at_relevant, ratio, relevant_ranks
+from ._ranks import checked_n_relevant, precision_at_relevant, precision_sum, relevant_ranks
 
 # Interpolated precision and the PR curve live in .curves; their names stay importable here.
 from .curves import ROUNDINGS as ROUNDINGS
@@ -76,18 +89,21 @@ def _top(values: np.ndarray, k: int | None) -> np.ndarray:
     return values if k is None else values[:, :k]
 
 
+def _relevant(r: Rankings, rel: float, k: int | None = None) -> np.ndarray:
+    """1.0 where the top k holds a relevant document, 0.0 elsewhere."""
+    return as_float(_top(r.labels, k) >= rel, r.labels)
+
+
 def _hits(r: Rankings, rel: float, k: int | None) -> np.ndarray:
     """Relevant documents in the top k per query (the expected count under tie groups)."""
     if r.ties is None:
-        return (_top(r.labels, k) >= rel).sum(axis=1)
-    return rank_sum(_top(r.expected(r.relevant(rel).astype(np.float64)), k))
+        return count(_top(r.labels, k) >= rel)
+    return rank_sum(_top(r.expected(_relevant(r, rel)), k))
 
 
-def _prefix_counts(rel: np.ndarray) -> np.ndarray:
-    """Sums along the ranks, left to right, with a leading 0 column: ``out[:, j]`` = top j."""
-    out = np.zeros((rel.shape[0], rel.shape[1] + 1))
-    np.cumsum(rel, axis=1, out=out[:, 1:])
-    return out
+def _retrieved(r: Rankings) -> np.ndarray:
+    """True at the ranks each query retrieved (not the padding)."""
+    return columns(r.labels) < r.lengths[:, None]
 
 
 # --------------------------------------------------------------------------- tie groups
@@ -96,17 +112,17 @@ def _prefix_counts(rel: np.ndarray) -> np.ndarray:
 def _tie_groups(r: Rankings, relevant: np.ndarray):
     """Per rank, its tie group: ``(start, size, n_rel, before)``, the 0-based rank where the
     group starts (c, the documents above it), how many documents and relevant documents it
-    holds, and the relevant documents above it (h). Groups are runs of equal ids in a row."""
-    n, depth = relevant.shape
-    cols = np.arange(depth)
-    new = np.ones((n, depth), dtype=bool)
-    new[:, 1:] = r.ties[:, 1:] != r.ties[:, :-1]
-    start = np.maximum.accumulate(np.where(new, cols, 0), axis=1)
-    key = (np.arange(n)[:, None] * depth + start).ravel()
-    size = np.bincount(key, minlength=n * depth)[key].reshape(n, depth).astype(np.float64)
-    n_rel = np.bincount(key, weights=relevant.ravel(), minlength=n * depth)[key].reshape(n, depth)
-    before = _prefix_counts(relevant)[np.arange(n)[:, None], start]
-    return start, size, n_rel, before
+    holds, and the relevant documents above it (h). Groups are runs of equal ids in a row;
+    ``relevant`` is 1.0 or 0.0 at each rank. Counts, so exact on every library."""
+    start, end = tie_bounds(r.ties)
+    prefix = prefix_sum(relevant)
+    before = gather(prefix, start)
+    return start, as_float(end - start, relevant), gather(prefix, end) - before, before
+
+
+def _ranks(like: np.ndarray) -> np.ndarray:
+    """The 1-based ranks of the columns, as floats of ``like``'s library: a (1, depth) row."""
+    return as_float(columns(like), like) + 1.0
 
 
 def _expected_precisions(r: Rankings, relevant: np.ndarray) -> np.ndarray:
@@ -114,37 +130,38 @@ def _expected_precisions(r: Rankings, relevant: np.ndarray) -> np.ndarray:
     2008): a group of n documents, r relevant, below c documents of which h relevant, gives
     its i-th rank (r / n) * (h + 1 + (i - 1)(r - 1) / (n - 1)) / (c + i)."""
     start, size, n_rel, before = _tie_groups(r, relevant)
-    i = np.arange(relevant.shape[1]) - start + 1
-    shared = np.divide((i - 1) * (n_rel - 1), size - 1, out=np.zeros_like(size), where=size > 1)
-    return n_rel / size * (before + 1 + shared) / (np.arange(relevant.shape[1]) + 1)
+    ranks = _ranks(relevant)
+    i = ranks - as_float(start, relevant)
+    shared = ratio((i - 1.0) * (n_rel - 1.0), size - 1.0)  # 0 for a group of one
+    return n_rel / size * (before + 1.0 + shared) / ranks
 
 
 def _group_end_precisions(r: Rankings, relevant: np.ndarray, k: int | None) -> np.ndarray:
     """Each tie group's relevant count times the precision at its last rank, at that rank
     (scikit-learn's ``average_precision_score``); a group cut by k counts as its expected
     part above the cut, x = r * m / n of its m ranks there, at precision (h + x) / k."""
+    xp = namespace(relevant)
     start, size, n_rel, before = _tie_groups(r, relevant)
-    depth = relevant.shape[1]
-    end = np.ones(relevant.shape, dtype=bool)
-    end[:, :-1] = start[:, 1:] != start[:, :-1]
-    if k is not None and k <= depth:
-        end[:, k - 1] = True
-    ranks = np.arange(depth) + 1
-    x = n_rel * (ranks - start) / size
-    return np.where(end, x * (before + x) / ranks, 0.0)
+    cols = columns(relevant)
+    end = tie_bounds(r.ties)[1] == cols + 1
+    if k is not None and k <= relevant.shape[1]:
+        end = end | (cols == k - 1)
+    ranks = _ranks(relevant)
+    x = n_rel * (ranks - as_float(start, relevant)) / size
+    return xp.where(end, x * (before + x) / ranks, 0.0)
 
 
 def _expected_first_relevant(r: Rankings, relevant: np.ndarray) -> np.ndarray:
     """P(rank j holds the first relevant document) over the orders of every tie group: in the
     first group with r > 0 relevant of n (below only non-relevant ones), its i-th rank is first
     with probability C(n - i, r - 1) / C(n, r), built as a product rank by rank."""
+    xp = namespace(relevant)
     start, size, n_rel, before = _tie_groups(r, relevant)
     first = (n_rel > 0) & (before == 0)
-    left = size - (np.arange(relevant.shape[1]) - start)  # n - i + 1 documents not yet placed
-    miss = np.where(first, np.maximum(left - n_rel, 0) / left, 1.0)  # rank i not relevant, given
-    reach = np.ones_like(miss)
-    np.cumprod(miss[:, :-1], axis=1, out=reach[:, 1:])  # no relevant one above rank i
-    return np.where(first, reach * n_rel / left, 0.0)
+    left = size - as_float(columns(relevant) - start, relevant)  # n - i + 1 documents not yet placed
+    miss = xp.where(first, xp.maximum(left - n_rel, 0.0) / left, 1.0)  # rank i not relevant, given
+    reach = cumulative_product(miss)[:, :-1]  # no relevant one above rank i
+    return xp.where(first, reach * n_rel / left, 0.0)
 
 
 # --------------------------------------------------------------------------- counts
@@ -377,7 +394,7 @@ def r_precision(
         ranks = relevant_ranks(r.relevant(rel))[0]
         hits = ((ranks > 0) & (ranks <= cut[:, None])).sum(axis=1)
     else:
-        counts = _prefix_counts(r.expected(r.relevant(rel).astype(np.float64)))
+        counts = prefix_sum(r.expected(_relevant(r, rel)))
         hits = counts[np.arange(r.n_queries), np.minimum(cut, r.depth)]
     return r.result(ratio(hits, cut))
 
@@ -465,24 +482,24 @@ def fallout(
     r = as_rankings(rankings)
     k = check_k(k)
     rel = check_rel(rel)
-    nonrelevant = r.judged & ~r.relevant(rel) & (np.arange(r.depth) < r.lengths[:, None])
-    found = nonrelevant.sum(axis=1)
+    nonrelevant = r.judged & ~r.relevant(rel) & _retrieved(r)
     override = check_n_relevant(n_nonrelevant, r.n_queries, "n_nonrelevant")
     if override is None:
         n_nonrel = r.n_judged - r.n_relevant(rel)
-    elif np.any(override < found):
-        i = int(np.argmax(override < found))
-        raise ValueError(
-            f"n_nonrelevant must be at least the number of judged non-relevant labels in the ranking; "
-            f"query {r.query_ids[i]!r} has {int(found[i])} but n_nonrelevant={int(override[i])}"
-        )
     else:
+        found = nonrelevant.sum(axis=1)
+        if np.any(override < found):
+            i = int(np.argmax(override < found))
+            raise ValueError(
+                f"n_nonrelevant must be at least the number of judged non-relevant labels in the ranking; "
+                f"query {r.query_ids[i]!r} has {int(found[i])} but n_nonrelevant={int(override[i])}"
+            )
         n_nonrel = override
     if r.ties is None:
-        count = _top(nonrelevant, k).sum(axis=1)
+        hits = count(_top(nonrelevant, k))
     else:
-        count = rank_sum(_top(r.expected(nonrelevant.astype(np.float64)), k))
-    return r.result(ratio(count, n_nonrel))
+        hits = rank_sum(_top(r.expected(as_float(nonrelevant, r.labels)), k))
+    return r.result(ratio(hits, n_nonrel))
 
 
 def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatOrArray:
@@ -518,24 +535,20 @@ def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> 
     r = as_rankings(rankings)
     k = check_k(k)
     relevant = r.relevant(check_rel(rel))
+    xp = namespace(relevant)
     if r.ties is None or k is None or k >= r.depth:
-        return r.result(_top(relevant, k).any(axis=1))
+        return r.result(xp.any(_top(relevant, k), axis=1))
     # Only the tie group holding rank k can straddle the cutoff; every other group is
     # wholly inside or outside the top k.
-    group = r.ties == r.ties[:, k - 1][:, None]
-    size = group.sum(axis=1)
-    n_rel_group = (group & relevant).sum(axis=1)
-    start = np.argmax(group, axis=1)
-    inside = k - start  # the group's positions within the top k
-    before = (relevant & (np.arange(r.depth) < start[:, None])).any(axis=1)
+    start, size, n_rel_group, before = (x[:, k - 1] for x in _tie_groups(r, as_float(relevant, r.labels)))
+    inside = as_float(k - start, size)  # the group's positions within the top k
     free = size - n_rel_group
-    feasible = free >= inside
     # C(free, inside) / C(size, inside) = prod_{j < inside} (free - j) / (size - j),
     # multiplied left to right; exactly 1 when the group has no relevant document.
-    j = np.arange(int(inside.max(initial=0)))
-    factors = np.maximum(free[:, None] - j, 0) / np.maximum(size[:, None] - j, 1)
-    p_none = np.where(feasible, rank_product(np.where(j < inside[:, None], factors, 1.0)), 0.0)
-    return r.result(np.where(before, 1.0, 1.0 - p_none))
+    j = as_float(columns(relevant[:, :int(xp.max(k - start))]), size)
+    factors = xp.maximum(free[:, None] - j, 0.0) / xp.maximum(size[:, None] - j, 1.0)
+    p_none = xp.where(free >= inside, rank_product(xp.where(j < inside[:, None], factors, 1.0)), 0.0)
+    return r.result(xp.where(before > 0, 1.0, 1.0 - p_none))
 
 
 # --------------------------------------------------------------------------- rank-based
@@ -639,16 +652,17 @@ def average_precision(
     tied = check_option(tied, TIED, "tied")
     n_rel = checked_n_relevant(r, rel, n_relevant)
     if r.ties is None:
-        ranks, found = relevant_ranks(_top(r.labels, k) >= rel)[:2]
+        relevant = _top(r.labels, k) >= rel
+        found = count(relevant)
         # Summed rank by rank, like trec_eval's loop, so the last digit agrees too.
-        total = rank_sum(precision_at_relevant(ranks))
+        total = precision_sum(relevant, r.labels)
     else:
         if normalize == "retrieved" and k is not None:
             raise ValueError("normalize='retrieved' takes no cutoff k on rankings with tie groups "
                              "(ties='average'): its denominator would depend on the order; use "
                              "normalize='relevant' or 'min_k', or k=None")
-        relevant = r.relevant(rel)
-        found = relevant.sum(axis=1)
+        relevant = _relevant(r, rel)
+        found = rank_sum(relevant)
         if tied == "expected":
             total = rank_sum(_top(_expected_precisions(r, relevant), k))
         else:
@@ -658,7 +672,7 @@ def average_precision(
     elif normalize == "retrieved":
         denominator = found
     else:
-        denominator = n_rel if k is None else np.minimum(n_rel, k)
+        denominator = n_rel if k is None else namespace(total).minimum(as_float(n_rel, total), float(k))
     return r.result(ratio(total, denominator))
 
 
@@ -759,11 +773,14 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
     k = check_k(k)
     rel = check_rel(rel)
     if r.ties is not None:
-        chance = _expected_first_relevant(r, r.relevant(rel))
-        return r.result(rank_sum(_top(chance / (np.arange(r.depth) + 1), k)))
+        chance = _expected_first_relevant(r, _relevant(r, rel))
+        return r.result(rank_sum(_top(chance / _ranks(chance), k)))
     relevant = _top(r.labels, k) >= rel
-    first = np.argmax(relevant, axis=1) + 1 if relevant.shape[1] else np.ones(r.n_queries, np.int64)
-    return r.result(np.where(relevant.any(axis=1), 1.0 / first, 0.0))
+    if not relevant.shape[1]:
+        return r.result(as_float(count(relevant), r.labels))
+    xp = namespace(relevant)
+    first = as_float(xp.argmax(as_float(relevant, r.labels), axis=1), r.labels) + 1.0
+    return r.result(xp.where(xp.any(relevant, axis=1), 1.0 / first, 0.0))
 
 
 def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:

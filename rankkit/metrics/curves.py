@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from .._validation import check_no_ties, check_option, check_recall_levels, check_rel
+from ..ops.numerics import rank_sum
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
 from ._interpolation import interpolate, recall_cut
-from ._numerics import rank_sum
 from ._ranks import checked_n_relevant, precision_at_relevant, ratio, relevant_ranks
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ Conventions shared by every function here, those of cwl_eval as ir_measures call
   (slightly) on ``depth``.
 - A query with nothing of positive gain retrieved scores 0.0.
 
-Sums along ranks run left to right (:mod:`rankkit.metrics._numerics`); so does each P_i, a
+Sums along ranks run left to right (:mod:`rankkit.ops.numerics`); so does each P_i, a
 cumulative product of the C_i computed as cwl_eval computes them.
 
 References
@@ -50,8 +50,8 @@ from collections.abc import Callable
 import numpy as np
 
 from .._validation import check_depth, check_k, check_no_ties, check_number, check_positive, check_probability
+from ..ops.numerics import discounts, rank_sum, weighted_rank_sum
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
-from ._numerics import discounts, rank_sum, weighted_rank_sum
 
 __all__ = ["sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "insq", "inst", "bpm", "CWL_DEPTH"]
 

@@ -44,8 +44,7 @@ from .._validation import (
     check_probability,
     check_rel,
 )
-from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
-from ._numerics import (
+from ..ops.numerics import (
     discounts,
     exp2,
     jk_discounts,
@@ -57,6 +56,7 @@ from ._numerics import (
     rank_sum,
     weighted_rank_sum,
 )
+from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
 
 GAINS = ("linear", "exp")
 GainLike = Literal["linear", "exp"] | Mapping[float, float]

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import check_rel
+from ..ops.numerics import query_sum, rank_sum
 from ..rankings import FloatOrArray, Rankings
-from ._numerics import query_sum, rank_sum
 
 if TYPE_CHECKING:  # ._paired_values imports pandas: on first use, so the registry does not load it
     from ._paired_values import Rows

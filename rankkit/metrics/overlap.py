@@ -7,7 +7,7 @@ A. Vtyurina, M. D. Smucker, "Assessing top-k preferences", ACM TOIS, 2021,
 doi:10.1145/3451161; RBO: W. Webber, A. Moffat, J. Zobel, "A similarity measure for
 indefinite rankings", ACM TOIS 28(4), 2010, doi:10.1145/1852102.1852106).
 
-Sums along ranks run left to right (:mod:`rankkit.metrics._numerics`), in the order ir_measures'
+Sums along ranks run left to right (:mod:`rankkit.ops.numerics`), in the order ir_measures'
 ``compat`` provider adds them, so the two agree to the last bit or nearly.
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_probability
+from ..ops.numerics import powers, rank_sum
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
-from ._numerics import powers, rank_sum
 
 __all__ = ["compatibility"]
 

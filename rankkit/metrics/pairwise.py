@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from .._validation import check_option, check_rel
+from ..ops.numerics import query_sum
 from ..rankings import FloatOrArray, Rankings
-from ._numerics import query_sum
 
 if TYPE_CHECKING:
     from ._paired_values import Rows

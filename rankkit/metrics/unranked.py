@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ..ops.numerics import rank_sum
 from ..rankings import FloatOrArray, Rankings
-from ._numerics import rank_sum
 
 __all__ = ["mse", "mae"]
 

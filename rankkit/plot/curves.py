@@ -8,10 +8,10 @@ import pandas as pd
 
 from .._validation import check_finite, check_option, check_rel
 from ..metrics._interpolation import interpolate_points, recall_cut
-from ..metrics._numerics import query_mean, query_sum
 from ..metrics.binary import ROUNDINGS, average_precision
 from ..metrics.binary import pr_curve as pr_frame
 from ..metrics.pairwise import auc
+from ..ops.numerics import query_mean, query_sum
 from ..rankings import as_rankings
 from .style import BLUE, REFERENCE_LIGHT, axes_or_new, legend_if_named, named_items, series_kwargs
 

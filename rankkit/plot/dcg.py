@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ..metrics._numerics import discounts, exp2, log2
+from ..ops.numerics import discounts, exp2, log2
 from .style import axes_pair_or_new, series_kwargs
 
 __all__ = ["gain_discount", "STANDARD_DISCOUNT", "jk_discount_label"]

@@ -12,7 +12,7 @@ from matplotlib.container import BarContainer
 from matplotlib.patches import Rectangle
 
 from .._validation import check_finite
-from ..metrics._numerics import query_mean
+from ..ops.numerics import query_mean
 from .style import BLUE, GREY, VERMILLION, axes_or_new
 
 __all__ = ["per_query_differences"]

@@ -17,8 +17,8 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from .._validation import check_probability, check_rel
-from ..metrics._numerics import exp2, powers, query_mean
 from ..metrics.graded import err, rbp
+from ..ops.numerics import exp2, powers, query_mean
 from ..rankings import as_rankings
 from .style import BLUE, PALETTE, VERMILLION, axes_or_new, series_kwargs
 
