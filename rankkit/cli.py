@@ -294,8 +294,10 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
 def _without_frames(args: argparse.Namespace, columns: dict, out: TextIO) -> bool:
     """trec_eval's lines of two TREC files computed on arrays (:func:`rankkit.trec_eval.trec_eval_text`),
     written to ``out`` with their warnings; False, with nothing written or warned, where
-    that path does not apply or fails: the frames' path then says the same or words the
-    error (a duplicate's lines, say)."""
+    that path does not apply (it says so with ``Unsupported`` before reading anything). Any
+    other error is the command's: raised, never retried along another route."""
+    from .evaluation.frameless import Unsupported
+
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -304,7 +306,7 @@ def _without_frames(args: argparse.Namespace, columns: dict, out: TextIO) -> boo
                 judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties, memory=args.memory,
                 per_query=args.per_query, summary_lines=not args.no_summary,
             )
-    except Exception:  # anything: the frames' path does it again, and says what it says
+    except Unsupported:
         return False
     for warning in caught:
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)

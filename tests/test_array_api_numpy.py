@@ -1,6 +1,7 @@
-"""The array-API kernels (:mod:`rankkit.evaluation.array_api`) on array_api_compat's namespace of
-NumPy: no other array library needed, so the declared floors of NumPy and array-api-compat
-(`make test-oldest`) run them too. Their values equal the NumPy path of ``evaluate_scores``."""
+"""The metric kernels' array-API paths on array_api_compat's namespace of NumPy (arrays that
+are not NumPy arrays to rankkit's primitives: array-api-strict wrapping NumPy): no other array
+library needed, so the declared floors of NumPy and array-api-compat (`make test-oldest`) run
+them too. Their values equal the NumPy path of ``evaluate_scores``."""
 
 from __future__ import annotations
 
@@ -10,10 +11,22 @@ import numpy as np
 import pytest
 
 import rankkit as rk
-from rankkit.evaluation.array_api import SUPPORTED, score_arrays
 from rankkit.names import parse_metric
 
 xp = pytest.importorskip("array_api_compat.numpy")
+
+#: The metrics whose one kernel runs on every array library.
+SUPPORTED = tuple(name for name, info in rk.names.REGISTRY.items() if info.any_library)
+
+
+def score_arrays(xp, labels, scores, query, metrics, **options):
+    """``rk.evaluate_scores`` on one library's arrays, as (ids, values by spec, aggregates by
+    spec, rows per query); the unscored queries' warnings silenced (compared as nan)."""
+    specs = [str(m) for m in metrics]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = rk.evaluate_scores(labels, scores, query, specs, **options)
+    return table.query, {s: table[s] for s in specs}, {s: table.all[s] for s in specs}, table.n_rows
 
 SPECS = ["nDCG@10", "nDCG(gain='exp')@5", "nDCG(gain='exp', no_relevant=1)@5",
          "DCG@3", "CG@5", "P@5", "R@10", "success@3", "AP", "AP@5", "RR",

@@ -582,7 +582,7 @@ def test_more_than_65536_queries_scattered_by_construction():
 
 
 def test_rows_grouped_as_numpy_stable_argsort_groups_them():
-    from rankkit.evaluation.model_scores import _group_rows
+    from rankkit.evaluation.score_layout import _group_rows
 
     rng = np.random.default_rng(9)
     for n_queries in (1, 3, 65_536, 65_537, 200_000):

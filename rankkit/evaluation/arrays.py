@@ -14,7 +14,7 @@ import numpy as np
 
 from ..join import outside_rankkit
 from ..names import REGISTRY, Metric, MetricInfo
-from ..ops.numerics import query_sum
+from ..ops.primitives import is_numpy, query_sum
 from ..rankings import Rankings
 
 __all__ = ["score_values", "defaults", "aggregate_column", "geometric_mean", "GEOMETRIC_FLOOR",
@@ -62,7 +62,9 @@ def score_values(r: Rankings, columns: dict[str, Metric], defaults: dict[str, An
             continue
         on = judged if only else r
         values = _call(column, info.func, on, kwargs)
-        if info.kind == "str":
+        if not is_numpy(r.labels):  # another array library: its arrays, on their device
+            data[column] = values
+        elif info.kind == "str":
             data[column] = np.asarray(values, dtype=object).reshape(r.n_queries)
         else:
             data[column] = np.asarray(values, dtype=np.float64).reshape(r.n_queries)
@@ -83,7 +85,9 @@ def _call(column: str, func, r: Rankings, kwargs: dict[str, Any], *args):
 
 def aggregate_column(values: np.ndarray, info: MetricInfo):
     """One column's ``all`` value, as its registry row says (see :func:`rankkit.aggregate`)."""
-    n = len(values)
+    n = values.shape[0]
+    if not is_numpy(values):  # another array library (evaluate_scores): the mean, there
+        return query_sum(values) / n if n else query_sum(values)
     if info.aggregate == "first":
         return values[0] if n else ""
     if info.aggregate == "none":

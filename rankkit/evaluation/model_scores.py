@@ -1,21 +1,20 @@
 """``evaluate_scores``: a model's predictions as learning-to-rank code holds them -- three 1-D
 arrays of labels, scores and query ids, rows in any order -- scored per query.
 
-NumPy arrays, lists and pandas Series take the NumPy path here: the rows are sorted by
-query, score (descending) and label, laid out as a :class:`~rankkit.Rankings` (every row
-judged), and every rank metric is computed by the registry's functions, the ones
-:func:`rankkit.evaluate` calls, so the values are those of ``evaluate`` on the same data
-to the last bit. The metrics of the scores themselves (AUC, GAUC, PNR, MSE, MAE) come from
-:mod:`rankkit.metrics.pairwise` and :mod:`rankkit.metrics.unranked`. Arrays of another
-library that ``array_api_compat`` knows (JAX, torch, CuPy, array-api-strict) are checked
-here and scored by :mod:`rankkit.evaluation.array_api` in that library, on their device;
-NumPy arrays or lists given beside them (labels or query ids kept on the host, as a
-training loop often keeps them) move to that library and device first.
+One path for every array library. The inputs are checked at the door (NumPy arrays, lists and
+pandas Series as NumPy; arrays of another library that ``array_api_compat`` knows -- JAX,
+PyTorch, CuPy, array-api-strict -- with that library's own operations, NumPy labels or ids
+beside them moved to their device first); :func:`~rankkit.evaluation.score_layout.rank_scores`
+lays every query's rows out as a :class:`~rankkit.Rankings` ranked by score; then each
+metric's one kernel, named by its record (:class:`~rankkit.names.MetricInfo`), computes it:
+the rank metrics through the registry's functions, the ones :func:`rankkit.evaluate` calls
+(so on NumPy the values are ``evaluate``'s on the same data to the last bit), the metrics of
+the scores (AUC, GAUC, PNR, MSE, MAE) through the record's ``per_query`` and ``total``. Each
+record also says which queries its metric cannot score and why (``unscored``).
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Iterable
 from dataclasses import replace
@@ -25,12 +24,13 @@ import numpy as np
 
 from .._validation import check_option, check_rel
 from ..join import outside_rankkit
-from ..metrics import pairwise, unranked
-from ..names import Metric, expand_metrics
-from ..ops.numerics import query_sum
+from ..metrics import pairwise
+from ..names import REGISTRY, Metric, expand_metrics
+from ..ops.primitives import namespace
 from ..rankings import Rankings
 from .arrays import aggregate_column, defaults, score_values
-from .score_table import ScoreTable
+from .score_layout import rank_scores
+from .score_table import ScoreTable, to_numpy
 
 __all__ = ["evaluate_scores", "ScoreTable", "SCORE_TIES", "RETRIEVED", "DEFAULT_METRICS"]
 
@@ -154,10 +154,12 @@ def evaluate_scores(
     if isinstance(weights, str):
         check_option(weights, pairwise.GAUC_WEIGHTS, "weights")
     settings = {"ties": ties, "rel": rel, "weights": weights, "retrieved": retrieved}
-    if not all(_is_numpy_like(x) for x in (labels, scores, query)):
-        return _other_library(labels, scores, query, columns, settings)
-    y, s, q = _check_numpy(labels, scores, query)
-    return _numpy_table(y, s, q, columns, settings)
+    if all(_is_numpy_like(x) for x in (labels, scores, query)):
+        labels, scores, query = _check_numpy(labels, scores, query)
+    else:
+        labels, scores, query = _other_library(labels, scores, query, columns)
+    ids, r, score_matrix = rank_scores(labels, scores, query, ties)
+    return _table(r, score_matrix, columns, settings)
 
 
 # --------------------------------------------------------------------------- the front door
@@ -222,154 +224,15 @@ def _check_values(y: np.ndarray, s: np.ndarray) -> None:
                          f"{int(np.flatnonzero(bad)[0])}")
 
 
-# --------------------------------------------------------------------------- the NumPy path
+# --------------------------------------------------------------------------- the table
 
 
-def rank_scores(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_queries: int,
-                ties: str) -> tuple[Rankings, np.ndarray]:
-    """The :class:`Rankings` of labels ranked by score within each query (``codes``: each
-    row's query, 0 .. n_queries - 1), every row judged, and the scores in the same layout
-    (0 in the padding).
-
-    Within a query, rows are ordered by score descending, then label ascending
-    (``ties="pessimistic"``) or descending (otherwise), so the layout does not depend on the
-    order of the rows. ``ties="average"`` sets ``Rankings.ties`` when some scores tie.
-    Each query's rows are laid out in a row of a matrix first and sorted there: many short
-    sorts instead of one long one. Rows of equal score and label are alike, so the sort
-    need not be stable.
-    """
-    counts = np.bincount(codes, minlength=n_queries).astype(np.int64)
-    width = int(counts.max())
-    labels, negated = _layout(y, s, codes, counts, width)  # negated: -score, +inf in the padding
-    judged = np.arange(width) < counts[:, None]
-    order = np.argsort(negated, axis=1)
-    base = np.arange(0, n_queries * width, width, dtype=np.intp)[:, None]
-    order += base
-    labels = labels.ravel()[order]
-    negated.sort(axis=1)
-    score_matrix = np.negative(negated, out=negated)
-    tied = np.zeros(judged.shape, dtype=bool)  # tied with the rank before it
-    np.equal(score_matrix[:, 1:], score_matrix[:, :-1], out=tied[:, 1:])
-    tied &= judged
-    if tied.any():  # the labels order each tied group
-        labels = _order_tied_labels(labels, tied, ties == "pessimistic")
-    if width * n_queries > len(codes):
-        score_matrix[~judged] = 0.0
-    tie_ids = None
-    if ties == "average" and tied.any():
-        tie_ids = base + np.arange(width)
-        tie_ids[tied] = 0
-        np.maximum.accumulate(tie_ids, axis=1, out=tie_ids)  # the first rank of each tied group
-    ideal = np.negative(labels)
-    ideal.sort(axis=1)
-    r = Rankings(labels=labels, judged=judged, lengths=counts, ideal=np.negative(ideal, out=ideal),
-                 n_judged=counts.copy(), query_ids=np.arange(n_queries), ties=tie_ids)
-    return r, score_matrix
-
-
-def _layout(y: np.ndarray, s: np.ndarray, codes: np.ndarray, counts: np.ndarray,
-            width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Labels and negated scores in a matrix of one row per query (``width`` columns), each
-    query's rows in their order, the padding labelled 0 and given +inf (it sorts last)."""
-    n_queries, n = len(counts), len(codes)
-    by_query = _group_rows(codes, n_queries)
-    if n_queries * width == n:  # no padding: the grouped rows are the matrix
-        negated = s[by_query] if isinstance(by_query, np.ndarray) else s.copy()
-        np.negative(negated, out=negated)
-        return y[by_query].reshape(n_queries, width), negated.reshape(n_queries, width)
-    flat = np.repeat(np.arange(0, n_queries * width, width, dtype=np.intp) - (np.cumsum(counts) - counts), counts)
-    flat += np.arange(n, dtype=np.intp)  # each grouped row's cell
-    if not isinstance(by_query, slice):
-        cell = np.empty(n, dtype=np.intp)
-        cell[by_query] = flat
-        flat = cell  # each row's cell
-    labels = np.zeros((n_queries, width))
-    labels.ravel()[flat] = y
-    negated = np.full((n_queries, width), np.inf)
-    negated.ravel()[flat] = -s
-    return labels, negated
-
-
-def _group_rows(codes: np.ndarray, n_queries: int) -> np.ndarray | slice:
-    """The order of the rows grouped by query, each query's rows in their order: a stable
-    argsort of the codes, done as NumPy's radix sort of 16-bit keys, one pass per 16 bits of
-    the largest code (least significant first)."""
-    if bool(np.all(codes[1:] >= codes[:-1])):
-        return slice(None)
-    order = np.argsort(codes.astype(np.uint16), kind="stable")  # the low 16 bits
-    shift = 16
-    while n_queries - 1 >> shift:
-        digit = (codes[order] >> shift).astype(np.uint16)
-        order = order[np.argsort(digit, kind="stable")]
-        shift += 16
-    return order
-
-
-def _order_tied_labels(labels: np.ndarray, tied: np.ndarray, ascending: bool) -> np.ndarray:
-    """The labels of each run of tied scores (``tied``: the score equals the one before)
-    sorted, ascending or descending; the runs stay in place. Whole labels below 2**20 are
-    sorted as integer keys (run number, label), in place; any others by a lexsort."""
-    top = float(labels.max())
-    runs = np.cumsum(~tied, axis=1, dtype=np.int32)  # the run of each rank, 1 .. width
-    levels = int(top) + 1
-    if top < 2**20 and (labels.shape[1] + 1) * levels < 2**31:
-        key = labels.astype(np.int32)
-        if bool(np.equal(key, labels).all()) and not np.signbit(labels).any():  # whole, no -0.0
-            if not ascending:
-                np.subtract(levels - 1, key, out=key)
-            runs *= np.int32(levels)
-            key += runs
-            key.sort(axis=1)
-            key %= np.int32(levels)
-            if not ascending:
-                np.subtract(levels - 1, key, out=key)
-            labels[...] = key
-            return labels
-    order = np.lexsort((labels if ascending else -labels, runs), axis=1)
-    return np.take_along_axis(labels, order, axis=1)
-
-
-def _query_codes(q: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted distinct query ids and each row's position among them; without a sort when
-    the rows come grouped by query in ascending order (the layout of LightGBM's and
-    XGBoost's groups, and of most data sets), or when the ids are integers of a range not
-    much longer than the rows (a table of the ids present, in id order)."""
-    if q is None:
-        return np.zeros(1, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    try:
-        if q.dtype != object and bool(np.all(q[1:] >= q[:-1])):
-            start = np.ones(n, dtype=bool)
-            start[1:] = q[1:] != q[:-1]
-            return q[start], np.cumsum(start, dtype=np.int64) - 1
-        if q.dtype.kind in "iu":
-            low, high = int(q.min()), int(q.max())
-            if high - low <= 2 * n + 1024 and -2**63 <= low and high < 2**63:
-                return _integer_codes(q, low, high)
-        ids, codes = np.unique(q, return_inverse=True)
-    except TypeError:  # None, NaN-like or mixed types among object ids
-        raise ValueError("query must hold integer or string ids of one type, got "
-                         f"{sorted({type(v).__name__ for v in q.tolist()})}") from None
-    return ids, codes.astype(np.int64).reshape(-1)
-
-
-def _integer_codes(q: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(q, return_inverse=True)`` for integer ids between ``low`` and ``high``:
-    which ids occur (a count per id), numbered in id order."""
-    offset = q.astype(np.int64) - np.int64(low)
-    present = np.bincount(offset, minlength=high - low + 1) > 0
-    code_of = np.cumsum(present, dtype=np.int64) - 1
-    ids = (np.flatnonzero(present) + np.int64(low)).astype(q.dtype)
-    return ids, code_of[offset]
-
-
-def _numpy_table(y: np.ndarray, s: np.ndarray, q: np.ndarray | None, columns: dict[str, Metric],
-                 settings: dict[str, Any]) -> ScoreTable:
-    ids, codes = _query_codes(q, len(y))
-    r, score_matrix = rank_scores(y, s, codes, len(ids), settings["ties"])
-    r = replace(r, query_ids=ids)
+def _table(r: Rankings, score_matrix: Any, columns: dict[str, Metric], settings: dict[str, Any]) -> ScoreTable:
+    """Every column's values and aggregate from the ranking of the scores, and the queries
+    each metric cannot score."""
     ranked = r
     if settings["retrieved"] == "positive":  # torchmetrics: a row scored <= 0 is not relevant
-        ranked = replace(r, labels=np.where(score_matrix > 0, r.labels, 0.0))
+        ranked = replace(r, labels=namespace(r.labels).where(score_matrix > 0, r.labels, 0.0))
     rank_columns = {c: m for c, m in columns.items() if not m.info.scores}
     try:
         values = score_values(ranked, rank_columns, defaults(ranked, settings["rel"], None, None))
@@ -380,153 +243,35 @@ def _numpy_table(y: np.ndarray, s: np.ndarray, q: np.ndarray | None, columns: di
     totals = {c: aggregate_column(v, columns[c].info) for c, v in values.items()}
     for column, metric in columns.items():
         if metric.info.scores:
-            values[column], totals[column] = _score_metric(metric, r, score_matrix, settings)
+            params = _params(metric, settings)
+            values[column] = metric.info.per_query(r, score_matrix, **params)
+            totals[column] = metric.info.total(r, score_matrix, values[column], ties=settings["ties"], **params)
     values = {c: values[c] for c in columns}
-    totals = {c: np.float64(totals[c]) for c in columns}
-    unscored = _unscored(r, columns, settings["rel"])
+    if isinstance(score_matrix, np.ndarray):
+        totals = {c: np.float64(totals[c]) for c in columns}
+    unscored = {c: _reasons(r.query_ids, m.info.unscored(r, **_params(m, settings))) for c, m in columns.items()}
     _warn(unscored, columns)
-    return ScoreTable(data=values, query=ids, all=totals, n_rows=r.lengths, unscored=unscored,
-                      metrics={c: str(m) for c, m in columns.items()}, settings=settings)
+    return ScoreTable(data=values, query=r.query_ids, all={c: totals[c] for c in columns}, n_rows=r.lengths,
+                      unscored=unscored, metrics={c: str(m) for c, m in columns.items()}, settings=settings)
 
 
-def _score_metric(metric: Metric, r: Rankings, score_matrix: np.ndarray,
-                  settings: dict[str, Any]) -> tuple[np.ndarray, float]:
-    """Per-query values and the aggregate of AUC, GAUC, PNR, MSE or MAE."""
-    kwargs = metric.kwargs
-    name = metric.name
-    if name in ("AUC", "GAUC"):
-        rel = kwargs.get("rel", settings["rel"])
-        per_query = _auc(r, rel)
-        if name == "GAUC":
-            return per_query, _gauc(r, per_query, kwargs.get("weights", settings["weights"]), rel)
-        return per_query, _pooled_auc(r.labels[r.judged], score_matrix[r.judged], settings["ties"], rel)
-    if name == "PNR":
-        label_ties = kwargs.get("label_ties", "ignore")
-        counts = _pair_counts(r)
-        numerator = counts.concordant + counts.tied if label_ties == "concordant" else counts.concordant
-        with np.errstate(divide="ignore", invalid="ignore"):  # as pairwise.pnr: x/0 inf, 0/0 nan
-            per_query = numerator / counts.discordant
-            pooled = np.float64(query_sum(numerator)) / np.float64(query_sum(counts.discordant))
-        return per_query, float(pooled)
-    error = unranked.mse if name == "MSE" else unranked.mae
-    # every row at once, in the order of the layout (query, score, label): the same sum
-    # whatever the order of the rows
-    return error(r, score_matrix), error(r.labels[r.judged], score_matrix[r.judged])
-
-
-def _mann_whitney(r: Rankings, rel: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per query, the Mann-Whitney U of :func:`rankkit.metrics.pairwise.auc` (the (positive,
-    negative) pairs in order, a tied pair 1/2) and the number of such pairs, counted along
-    the ranks. Each group of tied scores lists its positives first (its labels descend,
-    :func:`rank_scores`): U counts, for each positive, the negatives ranked below it, less
-    1/2 for each (positive, negative) pair of a group. A count of pairs and halves: exact,
-    the value the average ranks give."""
-    positive = (r.labels >= rel) & r.judged
-    n_pos = positive.sum(axis=1)
-    n_neg = r.lengths - n_pos
-    negatives_above = np.cumsum(r.judged & ~positive, axis=1, dtype=np.int32)
-    u = (n_pos * n_neg - np.where(positive, negatives_above, 0).sum(axis=1)).astype(np.float64)
-    if r.ties is not None:
-        positives_before = np.cumsum(positive, axis=1, dtype=np.int32)
-        positives_before -= positive
-        in_group = positives_before - positives_before.ravel()[r.ties.ravel()].reshape(r.ties.shape)
-        u -= np.where(positive, 0, in_group).sum(axis=1) / 2  # padding: its own group, 0
-    return u, (n_pos * n_neg).astype(np.float64)
-
-
-def _auc(r: Rankings, rel: float) -> np.ndarray:
-    """Each query's AUC, :func:`rankkit.metrics.pairwise.auc` of ``r``, ``nan`` without pairs."""
-    u, pairs = _mann_whitney(r, rel)
-    return np.divide(u, pairs, out=np.full(pairs.shape, np.nan), where=pairs > 0)
-
-
-def _gauc(r: Rankings, per_query: np.ndarray, weights: Any, rel: float) -> float:
-    """:func:`rankkit.metrics.pairwise.gauc` of ``r`` from the queries' AUC, in its order of
-    summation; given weights are checked there."""
-    n_pos = r.n_relevant(rel)
-    pairs = (n_pos * (r.lengths - n_pos)).astype(np.float64)
-    if not isinstance(weights, str) or weights not in pairwise.GAUC_WEIGHTS:
-        return pairwise.gauc(r, weights=weights, rel=rel)
-    w = {"rows": lambda: r.lengths.astype(np.float64), "queries": lambda: np.ones(len(pairs)),
-         "pairs": lambda: pairs, "positives": lambda: n_pos.astype(np.float64)}[weights]()
-    both = pairs > 0
-    total = float(query_sum(np.where(both, w, 0.0)))
-    if total <= 0:
-        return float("nan")
-    return float(query_sum(np.where(both, w * np.where(both, per_query, 0.0), 0.0))) / total
-
-
-def _pair_counts(r: Rankings) -> pairwise.PairCounts:
-    """:func:`rankkit.metrics.pairwise.pair_counts` of ``r``. With tie groups, from the
-    counts of the ranking as it stands, ties ignored: each group's labels stand in
-    descending order (:func:`rank_scores`), so its pairs of different labels count there as
-    concordant and count 1/2 to each side with the ties. Counts of pairs and halves are
-    exact: the same values."""
-    if r.ties is None:
-        return pairwise.pair_counts(r)
-    untied = pairwise.pair_counts(replace(r, ties=None))
-    same = np.zeros(r.labels.shape, dtype=bool)  # same score group and label as the rank before
-    np.equal(r.ties[:, 1:], r.ties[:, :-1], out=same[:, 1:])
-    same[:, 1:] &= r.labels[:, 1:] == r.labels[:, :-1]
-    first = np.arange(r.labels.size, dtype=r.ties.dtype).reshape(r.labels.shape)
-    first[same] = 0
-    np.maximum.accumulate(first, axis=1, out=first)  # the first rank of each run of equal labels
-    half = (first - r.ties).sum(axis=1) / 2  # pairs of a group whose labels differ, halved
-    return pairwise.PairCounts(untied.concordant - half, untied.discordant + half, untied.tied)
-
-
-def _pooled_auc(y: np.ndarray, s: np.ndarray, ties: str, rel: float) -> float:
-    """AUC over every row at once (the queries ignored), a positive and a negative of equal
-    scores counting 1/2 (``ties="average"``), 0 (pessimistic) or 1 (optimistic): U sums, for
-    each positive, the negatives scored below it (a count: exact in any order)."""
-    positive = y >= rel
-    negatives, positives = np.sort(s[~positive]), np.sort(s[positive])  # sorted: fast searches
-    below = np.searchsorted(negatives, positives, side="left").astype(np.float64)
-    at_or_below = np.searchsorted(negatives, positives, side="right").astype(np.float64)
-    u = {"average": (below + at_or_below) / 2, "pessimistic": below, "optimistic": at_or_below}[ties].sum()
-    pairs = float(positive.sum()) * float(len(negatives))
-    return float(u / pairs) if pairs > 0 else float("nan")
-
-
-# --------------------------------------------------------------------------- unscored queries
-
-
-def _unscored(r: Rankings, columns: dict[str, Metric], rel: float) -> dict[str, dict[Any, str]]:
-    """Metric -> {query id: reason} for the queries it cannot score or scores 0 for want of
-    a relevant document."""
-    n = r.lengths
-    one = n == 1
-    out: dict[str, dict[Any, str]] = {}
-    for column, metric in columns.items():
-        name, level = metric.name, metric.kwargs.get("rel", rel)
-        if name in ("AUC", "GAUC"):
-            n_pos = r.n_relevant(level)
-            cases = [(one, "one document"), (n_pos == 0, f"no positive document (label >= {level:g})"),
-                     (n_pos == n, f"no negative document (label < {level:g})")]
-        elif name == "PNR":
-            lowest = r.ideal[np.arange(len(n)), n - 1]
-            cases = [(one, "one document"), (r.ideal[:, 0] == lowest, "all labels equal")]
-        elif not metric.info.scores:
-            cases = [(r.n_relevant(level) == 0, _without_relevant(metric))]
-        else:
-            cases = []
-        out[column] = _reasons(r.query_ids, cases)
-    return out
-
-
-def _without_relevant(metric: Metric) -> str:
-    """Why a rank metric's query is listed: no relevant document, and the value it then takes."""
-    value = metric.kwargs.get("no_relevant", 0.0)
-    if value:
-        return f"no relevant document: {value:g}, as no_relevant={value:g} sets it"
-    return "no relevant document: 0, as rk.evaluate scores it"
+def _params(metric: Metric, settings: dict[str, Any]) -> dict[str, Any]:
+    """A spec's parameters, with the call's ``rel`` and ``weights`` where it takes them and
+    leaves them out."""
+    params = metric.kwargs
+    params.pop("judged_only", None)  # every row is judged
+    for name in ("rel", "weights"):
+        if name in metric.info.params and name not in params:
+            params[name] = settings[name]
+    return params
 
 
 def _reasons(ids: np.ndarray, cases: list[tuple[np.ndarray, str]]) -> dict[Any, str]:
     """{id: the first reason whose mask holds}, in the order of the ids."""
     if not cases:
         return {}
-    masks = [mask for mask, _ in cases]
+    masks = [to_numpy(mask) for mask, _ in cases]
+    ids = to_numpy(ids)
     rows = np.flatnonzero(np.logical_or.reduce(masks))
     reasons = np.select([mask[rows] for mask in masks], [reason for _, reason in cases], "")
     return dict(zip(ids[rows].tolist(), reasons.tolist()))
@@ -535,34 +280,24 @@ def _reasons(ids: np.ndarray, cases: list[tuple[np.ndarray, str]]) -> dict[Any, 
 def _warn(unscored: dict[str, dict[Any, str]], columns: dict[str, Metric]) -> None:
     """One warning naming a few queries each score metric leaves out (``nan``)."""
     for column, queries in unscored.items():
-        if not queries or columns[column].name not in ("AUC", "GAUC", "PNR"):
+        info = columns[column].info
+        if not queries or not info.left_out:
             continue
         ids = list(queries)
         shown = ", ".join(f"{q} ({queries[q]})" for q in ids[:5]) + (f", ... ({len(ids) - 5} more)"
                                                                        if len(ids) > 5 else "")
         warnings.warn(f"{column} cannot score {len(ids)} quer{'y' if len(ids) == 1 else 'ies'} "
-                      f"({_LEFT_OUT[columns[column].name]}): {shown}", UserWarning, stacklevel=outside_rankkit())
-
-
-#: What the aggregate does with a query a score metric cannot score.
-_LEFT_OUT = {"AUC": "nan per query; their rows still count in the AUC pooled over all rows",
-             "GAUC": "nan, left out of the weighted mean",
-             "PNR": "nan: no pair of different labels, none in the pooled counts either"}
+                      f"({info.left_out}): {shown}", UserWarning, stacklevel=outside_rankkit())
 
 
 # --------------------------------------------------------------------------- other array libraries
 
 
-def _other_library(labels: Any, scores: Any, query: Any, columns: dict[str, Metric],
-                   settings: dict[str, Any]) -> ScoreTable:
-    """Arrays of an array-API library: checked with its own operations, scored by
-    :func:`rankkit.evaluation.array_api.score_arrays` without a copy to NumPy."""
-    try:
-        import array_api_compat
-    except ImportError:  # pragma: no cover - a dependency of the array extra
-        raise TypeError(f"labels, scores and query must be NumPy arrays, lists or pandas Series, got "
-                        f"{type(labels).__name__}, {type(scores).__name__} (install array-api-compat "
-                        "for other array libraries)") from None
+def _other_library(labels: Any, scores: Any, query: Any, columns: dict[str, Metric]) -> tuple[Any, Any, Any]:
+    """Arrays of an array-API library, checked with its own operations (NumPy labels or ids
+    beside them moved to their device); the metrics that run on NumPy only refused."""
+    import array_api_compat
+
     arrays = [x for x in (labels, scores, query) if x is not None]
     others = [x for x in arrays if not _is_numpy_like(x)]
     try:
@@ -572,22 +307,16 @@ def _other_library(labels: Any, scores: Any, query: Any, columns: dict[str, Metr
                         f"...; NumPy arrays, lists and pandas Series beside them move to their device), got "
                         f"{', '.join(type(x).__name__ for x in arrays)}; convert the others with that library's "
                         f"asarray, e.g. torch.as_tensor(labels, device=scores.device) ({exc})") from None
+    only_numpy = [str(m) for m in columns.values() if not m.info.any_library]
+    if only_numpy:
+        supported = ", ".join(name for name, info in REGISTRY.items() if info.any_library)
+        raise ValueError(f"metric {only_numpy[0]} is not computed on arrays other than NumPy's; supported there: "
+                         f"{supported} (pass NumPy arrays for every other metric)")
     if len(others) < len(arrays):  # NumPy labels or ids beside tensors: onto the tensors' device
         labels, scores, query = (_into(xp, x, others[0], name) for x, name in
                                  ((labels, "labels"), (scores, "scores"), (query, "query")))
     _check_xp(xp, labels, scores, query)
-    from .array_api import score_arrays
-
-    ids, values, totals, n_rows = score_arrays(xp, labels, scores, query, list(columns.values()),
-                                               ties=settings["ties"], rel=settings["rel"],
-                                               weights=settings["weights"], retrieved=settings["retrieved"])
-    values = {c: values[str(m)] for c, m in columns.items()}
-    totals = {c: totals[str(m)] for c, m in columns.items()}
-    relevant = _relevant_counts(xp, labels, query, ids, columns, settings["rel"])
-    unscored = _unscored_xp(xp, ids, values, columns, relevant, settings["rel"])
-    _warn(unscored, columns)
-    return ScoreTable(data=values, query=ids, all=totals, n_rows=n_rows, unscored=unscored,
-                      metrics={c: str(m) for c, m in columns.items()}, settings=settings)
+    return labels, scores, query
 
 
 def _into(xp: Any, x: Any, like: Any, name: str) -> Any:
@@ -631,51 +360,3 @@ def _check_xp(xp: Any, labels: Any, scores: Any, query: Any) -> None:
     if query is not None and not xp.isdtype(query.dtype, "integral"):
         raise ValueError(f"query must hold integer ids, got dtype {query.dtype}: pass integer ids "
                          "(strings only as NumPy arrays or lists)")
-
-
-def _relevant_counts(xp: Any, labels: Any, query: Any, ids: Any, columns: dict[str, Metric],
-                     rel: float) -> dict[float, Any]:
-    """Relevance level -> each query's number of relevant rows (in the order of ``ids``), for
-    the levels of the rank metrics: one stable sort of the query ids, prefix sums between
-    each query's first and last row."""
-    levels = {m.kwargs.get("rel", rel) for m in columns.values() if not m.info.scores}
-    if not levels:
-        return {}
-    if query is None:
-        query = xp.zeros(labels.shape[0], dtype=ids.dtype)
-    order = xp.argsort(query, stable=True)
-    count = order.dtype  # the library's index type (int32 on JAX without 64-bit types)
-    sorted_query = xp.take(query, order)
-    starts = xp.searchsorted(sorted_query, ids, side="left")
-    ends = xp.searchsorted(sorted_query, ids, side="right")
-    ordered = xp.take(labels, order)
-    if xp.isdtype(ordered.dtype, "bool"):
-        ordered = xp.astype(ordered, count)
-    whole = xp.isdtype(ordered.dtype, "integral")  # integer labels meet an integer level (strict libraries)
-    counts = {}
-    for level in levels:  # a handful of levels, each over all rows at once
-        relevant = xp.astype(ordered >= (math.ceil(level) if whole else level), count)
-        prefix = xp.concat([xp.zeros(1, dtype=count), xp.cumulative_sum(relevant)])
-        counts[level] = xp.take(prefix, ends) - xp.take(prefix, starts)
-    return counts
-
-
-def _unscored_xp(xp: Any, ids: Any, values: dict[str, Any], columns: dict[str, Metric],
-                 relevant: dict[float, Any], rel: float) -> dict[str, dict]:
-    """The queries a score metric left ``nan``, and those a rank metric scores 0 for want of a
-    relevant document (as on NumPy): their ids copied to the host, no other data."""
-    from .score_table import to_numpy
-
-    out: dict[str, dict] = {}
-    for column, metric in columns.items():
-        out[column] = {}
-        if metric.name in ("AUC", "GAUC", "PNR"):
-            missing = xp.isnan(values[column])
-            if bool(xp.any(missing)):
-                out[column] = dict.fromkeys(to_numpy(ids[missing]).tolist(), "no pair to compare (one document, "
-                                            "one class or all labels equal)")
-        elif not metric.info.scores:
-            none = relevant[metric.kwargs.get("rel", rel)] == 0
-            if bool(xp.any(none)):
-                out[column] = dict.fromkeys(to_numpy(ids[none]).tolist(), _without_relevant(metric))
-    return out

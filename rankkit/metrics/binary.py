@@ -86,7 +86,8 @@ TIED = ("expected", "group_end")
 
 
 def _top(values: np.ndarray, k: int | None) -> np.ndarray:
-    return values if k is None else values[:, :k]
+    """The first k ranks (every rank for None; the array API refuses a slice past the end)."""
+    return values if k is None else values[:, :min(k, values.shape[1])]
 
 
 def _relevant(r: Rankings, rel: float, k: int | None = None) -> np.ndarray:
@@ -97,7 +98,7 @@ def _relevant(r: Rankings, rel: float, k: int | None = None) -> np.ndarray:
 def _hits(r: Rankings, rel: float, k: int | None) -> np.ndarray:
     """Relevant documents in the top k per query (the expected count under tie groups)."""
     if r.ties is None:
-        return count(_top(r.labels, k) >= rel)
+        return as_float(count(_top(r.labels, k) >= rel), r.labels)
     return rank_sum(_top(r.expected(_relevant(r, rel)), k))
 
 
@@ -496,7 +497,7 @@ def fallout(
             )
         n_nonrel = override
     if r.ties is None:
-        hits = count(_top(nonrelevant, k))
+        hits = as_float(count(_top(nonrelevant, k)), r.labels)
     else:
         hits = rank_sum(_top(r.expected(as_float(nonrelevant, r.labels)), k))
     return r.result(ratio(hits, n_nonrel))

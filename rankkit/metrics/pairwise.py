@@ -16,9 +16,9 @@ Input conventions (shared by every function here and by :mod:`rankkit.metrics.un
   must have the same shape (the same row lengths), else ``ValueError`` names both.
 
 Complexity: pair counts never build an (L, L) matrix for long lists. Lists longer than
-16 items (``_BROADCAST_MAX_LEN``) use a bottom-up merge sort over all rows at once,
+16 items use a bottom-up merge sort over all rows at once,
 O(N log L) time and O(N) memory for N items in all; shorter lists compare all pairs by
-broadcasting (n, L, L) in chunks of rows of bounded size (``_CHUNK_PAIRS`` pairs).
+broadcasting (n, L, L) in chunks of rows of bounded size (the counting is :mod:`rankkit.ops.pairs`).
 
 References
 ----------
@@ -35,14 +35,28 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from .._validation import check_option, check_rel
-from ..ops.numerics import query_sum
+from ..ops import pairs as counting
+from ..ops.primitives import (
+    as_float,
+    columns,
+    constant,
+    count,
+    gather,
+    is_numpy,
+    namespace,
+    prefix_sum,
+    query_sum,
+    ratio,
+    tie_bounds,
+)
 from ..rankings import FloatOrArray, Rankings
 
 if TYPE_CHECKING:
     from ._paired_values import Rows
 
 __all__ = ["PairCounts", "pair_counts", "inversions", "pnr", "kendall_tau", "kendall_distance", "auc", "gauc",
-           "GAUC_WEIGHTS"]
+           "GAUC_WEIGHTS", "gauc_total", "pnr_ratio", "pnr_total", "pooled_auc",
+           "auc_unscored", "pnr_unscored"]
 
 
 # The readers of inputs import pandas: imported on first use, so that importing this module
@@ -61,21 +75,6 @@ def as_pair(a: Any, b: Any, name_a: str, name_b: str) -> tuple[Rows, Rows]:
     return read(a, b, name_a, name_b)
 
 
-def _rows(values: np.ndarray, lengths: np.ndarray, scalar: bool) -> Rows:
-    """A :class:`rankkit.metrics._paired_values.Rows`."""
-    from ._paired_values import Rows
-
-    return Rows(values, lengths, scalar)
-
-
-# Lists up to this length compare all pairs by broadcasting; longer ones use the merge sort.
-_BROADCAST_MAX_LEN = 16
-# Labels in rank order taking at most this many values are counted value by value.
-_FEW_LEVELS = 8
-# At most this many pair comparisons per broadcast chunk (bounded memory: ~ a few tens of MB).
-_CHUNK_PAIRS = 1 << 22
-
-
 class PairCounts(NamedTuple):
     """Pairs ``i < j`` of a ranked list, by how the labels compare (see :func:`pair_counts`)."""
 
@@ -87,184 +86,46 @@ class PairCounts(NamedTuple):
 # --------------------------------------------------------------------------- kernels
 
 
-def _strict_inversions(x: np.ndarray) -> np.ndarray:
-    """Per row, the number of pairs ``i < j`` with ``x[i] > x[j]`` (ties not counted).
-
-    Bottom-up merge sort along each row, all rows at once. Rows are padded with +inf to a
-    power of two (padding is never part of an inversion). At block width ``w`` each pair
-    of sorted halves contributes the pairs (left element > right element): for small
-    ``w`` by comparing them directly, for larger ``w`` from the stable merge itself -- a
-    right element at offset k landing at position p had p - k left elements (<= it)
-    before it, so w - (p - k) greater ones. O(L log L) time, O(L) memory per row.
-    """
-    n, length = x.shape
-    out = np.zeros(n)
-    if length < 2:
-        return out
-    width = 1 << (length - 1).bit_length()
-    if width > length:
-        x = np.concatenate([x, np.full((n, width - length), np.inf)], axis=1)
-    w = 1
-    while w < width:
-        n_blocks = width // (2 * w)
-        blocks = x.reshape(n, n_blocks, 2 * w)
-        if w <= 8:
-            left, right = blocks[..., :w], blocks[..., w:]
-            out += (left[..., :, None] > right[..., None, :]).sum(axis=(1, 2, 3))
-            x = np.sort(blocks, axis=-1).reshape(n, width)
-        else:
-            order = np.argsort(blocks, axis=-1, kind="stable")  # merges two sorted runs
-            right_positions = np.where(order >= w, np.arange(2 * w), 0).sum(axis=(1, 2))
-            # sum over right elements of w - (p - k), with sum of k = w(w-1)/2 per block
-            out += n_blocks * (w * w + w * (w - 1) // 2) - right_positions
-            x = np.take_along_axis(blocks, order, axis=-1).reshape(n, width)
-        w *= 2
-    return out
+def _ranked(labels: Any, scores: Any) -> Rankings:
+    """The ranking every pairwise metric counts on: a :class:`Rankings` as it stands (its tie
+    groups tied; any array library), rows of labels in rank order, or rows of labels ranked by
+    their ``scores``, highest first, each run of equal scores one tie group (its labels
+    listed descending). The labels may be any finite numbers; a row is its own length."""
+    if isinstance(labels, Rankings) and scores is None:
+        return labels
+    if scores is None:
+        rl = as_rows(labels, "labels")
+        return _rankings(rl.values, rl.lengths, None, rl.scalar)
+    rl, rs = as_pair(labels, scores, "labels", "scores")
+    n, width = rl.values.shape
+    valid = np.arange(width) < rl.lengths[:, None]
+    negated = np.where(valid, -rs.values, np.inf)  # the padding ranks last
+    order = np.lexsort((-rl.values, negated), axis=1)  # score descending, then label descending
+    negated = np.take_along_axis(negated, order, axis=1)
+    tied = np.zeros((n, width), dtype=bool)  # tied with the rank before it
+    tied[:, 1:] = (negated[:, 1:] == negated[:, :-1]) & valid[:, 1:]
+    ties = None
+    if tied.any():
+        ties = np.arange(n * width, dtype=np.int64).reshape(n, width)
+        ties[tied] = 0
+        np.maximum.accumulate(ties, axis=1, out=ties)  # the flat index of each group's first rank
+    return _rankings(np.take_along_axis(rl.values, order, axis=1), rl.lengths, ties, rl.scalar)
 
 
-def _tied_pairs(equal_previous: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Per row, sum of t(t-1)/2 over runs of equal values (``equal_previous[:, j]``: same as j-1)."""
-    length = equal_previous.shape[1]
-    index = np.arange(length)
-    start = np.maximum.accumulate(np.where(equal_previous, 0, index), axis=1)
-    return ((index - start) * valid).sum(axis=1).astype(np.float64)
+def _rankings(values: np.ndarray, lengths: np.ndarray, ties: np.ndarray | None, scalar: bool) -> Rankings:
+    import pandas as pd
+
+    valid = np.arange(values.shape[1]) < lengths[:, None]
+    values = np.where(valid, values, 0.0)
+    return Rankings(labels=values, judged=valid, lengths=lengths, ideal=-np.sort(-values, axis=1),
+                    n_judged=lengths, query_ids=pd.RangeIndex(len(values)), ties=ties, scalar=scalar)
 
 
-def _pair_stats_merge(a: np.ndarray, b: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(concordant, discordant, tied in a, tied in b, tied in both) per row, O(L log L)."""
-    n, length = a.shape
-    valid = np.arange(length) < lengths[:, None]
-    a = np.where(valid, a, np.inf)  # padding sorts last and is never counted
-    b = np.where(valid, b, np.inf)
-    order = np.lexsort((b, a), axis=-1)
-    a_sorted = np.take_along_axis(a, order, axis=1)
-    b_by_a = np.take_along_axis(b, order, axis=1)
-    # sorted by a (then b), a pair is discordant iff b is strictly inverted
-    discordant = _strict_inversions(b_by_a)
-    first = np.zeros((n, 1), dtype=bool)
-    same_a = np.concatenate([first, a_sorted[:, 1:] == a_sorted[:, :-1]], axis=1) & valid
-    same_ab = same_a & np.concatenate([first, b_by_a[:, 1:] == b_by_a[:, :-1]], axis=1)
-    b_sorted = np.sort(b, axis=1)
-    same_b = np.concatenate([first, b_sorted[:, 1:] == b_sorted[:, :-1]], axis=1) & valid
-    tied_a, tied_b, tied_ab = (_tied_pairs(s, valid) for s in (same_a, same_b, same_ab))
-    total = lengths * (lengths - 1) / 2
-    concordant = total - tied_a - tied_b + tied_ab - discordant
-    return np.stack([concordant, discordant, tied_a, tied_b, tied_ab])
-
-
-def _pair_stats_broadcast(a: np.ndarray, b: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Same as :func:`_pair_stats_merge` by comparing all pairs, (chunk, L, L) at a time."""
-    n, length = a.shape
-    out = np.zeros((5, n))
-    upper = np.triu(np.ones((length, length), dtype=bool), 1)
-    valid = np.arange(length) < lengths[:, None]
-    step = max(1, _CHUNK_PAIRS // max(1, length * length))
-    for lo in range(0, n, step):  # chunks bound the memory; each chunk is vectorized
-        sl = slice(lo, lo + step)
-        pairs = upper & valid[sl, :, None] & valid[sl, None, :]
-        sa = np.sign(a[sl, :, None] - a[sl, None, :]).astype(np.int8)
-        sb = np.sign(b[sl, :, None] - b[sl, None, :]).astype(np.int8)
-        agree = sa * sb
-        out[0, sl] = ((agree > 0) & pairs).sum(axis=(1, 2))
-        out[1, sl] = ((agree < 0) & pairs).sum(axis=(1, 2))
-        out[2, sl] = ((sa == 0) & pairs).sum(axis=(1, 2))
-        out[3, sl] = ((sb == 0) & pairs).sum(axis=(1, 2))
-        out[4, sl] = ((sa == 0) & (sb == 0) & pairs).sum(axis=(1, 2))
-    return out
-
-
-def _pair_stats(a: np.ndarray, b: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Rows of (concordant, discordant, tied in a, tied in b, tied in both) counts, shape (5, n)."""
-    if a.shape[1] <= _BROADCAST_MAX_LEN:
-        return _pair_stats_broadcast(a, b, lengths)
-    return _pair_stats_merge(a, b, lengths)
-
-
-def _label_pair_counts(labels: Any) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray]:
-    """The rows, and (concordant, discordant, tied) pairs i < j of labels in rank order."""
-    r = as_rows(labels, "labels")
-    values = r.values[:, : int(r.lengths.max()) if r.lengths.size else 0]
-    n, length = values.shape
-    if length <= _BROADCAST_MAX_LEN:
-        # the rank order as a score: position 1 scores highest, so concordant = higher label first
-        position_score = np.broadcast_to(-np.arange(length, dtype=np.float64), values.shape)
-        stats = _pair_stats_broadcast(position_score, values, r.lengths)
-        return r, stats[0], stats[1], stats[3]
-    valid = np.arange(length) < r.lengths[:, None]
-    levels = np.unique(values[valid])
-    if len(levels) <= _FEW_LEVELS:
-        return (r, *_level_pair_counts(values, valid, r.lengths, levels))
-    # already in rank order: an inversion (label_i < label_j) is a strict inversion of -labels
-    discordant = _strict_inversions(np.where(valid, -values, np.inf))
-    ordered = np.sort(np.where(valid, values, np.inf), axis=1)
-    same = np.concatenate([np.zeros((n, 1), dtype=bool), ordered[:, 1:] == ordered[:, :-1]], axis=1) & valid
-    tied = _tied_pairs(same, valid)
-    concordant = r.lengths * (r.lengths - 1) / 2 - tied - discordant
-    return r, concordant, discordant, tied
-
-
-def _level_pair_counts(values: np.ndarray, valid: np.ndarray, lengths: np.ndarray,
-                       levels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(concordant, discordant, tied) pairs of labels in rank order that take a few distinct
-    values: for each value v, the documents labelled v and, before each, those labelled
-    below v (discordant) or v (tied). O(L) per value; the counts of the merge sort."""
-    n = values.shape[0]
-    discordant, tied = np.zeros(n), np.zeros(n)
-    for level in levels:  # a few label values, every query at once
-        at = (values == level) & valid
-        count = at.sum(axis=1)
-        tied += count * (count - 1) / 2
-        below = (values < level) & valid
-        before = np.cumsum(below, axis=1) - below  # documents labelled below v, ranked before
-        discordant += np.where(at, before, 0).sum(axis=1)
-    concordant = lengths * (lengths - 1) / 2 - tied - discordant
-    return concordant, discordant, tied
-
-
-def _scored_pair_counts(labels: Any, scores: Any) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray]:
-    """The rows, and (concordant, discordant, tied) pairs of labels ranked by ``scores``.
-
-    A pair is concordant when the higher score goes with the higher label, discordant
-    when it goes with the lower one, tied when the labels are equal; a pair with equal
-    scores and different labels counts 1/2 to each of concordant and discordant (its
-    expected count over the two orders the tie allows).
-    """
-    rl, rs = _scored_rows(labels, scores)
-    concordant, discordant, tied_scores, tied_labels, tied_both = _pair_stats(rs.values, rl.values, rl.lengths)
-    half = (tied_scores - tied_both) / 2
-    return rl, concordant + half, discordant + half, tied_labels
-
-
-def _rank_scores(r: Rankings) -> Rows:
-    """Scores that rank the documents of ``r`` as they stand: minus the rank, where the ranks
-    of a tie group (``Rankings.ties``) all take the rank of the group's first document."""
-    n, depth = r.labels.shape
-    position = np.broadcast_to(np.arange(depth, dtype=np.float64), (n, depth))
-    if r.ties is not None:  # a group's id is the flat index of its first rank
-        position = (r.ties - np.arange(n, dtype=np.int64)[:, None] * depth).astype(np.float64)
-    return _rows(-position, r.lengths.astype(np.int64), r.scalar)
-
-
-def _scored_rows(labels: Any, scores: Any) -> tuple[Rows, Rows]:
-    """Labels and scores as rows of the same shape; ``scores=None`` takes the order of a
-    :class:`Rankings` (its tie groups tied) or of labels in rank order."""
-    if scores is not None:
-        return as_pair(labels, scores, "labels", "scores")
-    r = labels if isinstance(labels, Rankings) else None
-    rl = as_rows(labels, "labels")
-    if r is None:
-        width = rl.values.shape[1]
-        position = np.broadcast_to(np.arange(width, dtype=np.float64), rl.values.shape)
-        return rl, rl._replace(values=-position)
-    width = int(rl.lengths.max()) if rl.lengths.size else 0
-    rs = _rank_scores(r)
-    return rl._replace(values=rl.values[:, :width]), rs._replace(values=rs.values[:, :width])
-
-
-def _counts(labels: Any, scores: Any) -> tuple[Rows, np.ndarray, np.ndarray, np.ndarray]:
-    if scores is None and not (isinstance(labels, Rankings) and labels.ties is not None):
-        return _label_pair_counts(labels)
-    return _scored_pair_counts(labels, scores)
+def _pairs(labels: Any, scores: Any) -> tuple[Rankings, Any, Any, Any]:
+    """The ranking, and its (concordant, discordant, equal-label) pairs per query."""
+    r = _ranked(labels, scores)
+    valid = columns(r.labels) < r.lengths[:, None]
+    return (r, *counting.ranked_pair_counts(r.labels, valid, r.lengths, r.ties))
 
 
 # --------------------------------------------------------------------------- public
@@ -313,7 +174,7 @@ def pair_counts(labels: Any, scores: Any = None) -> PairCounts:
     >>> pair_counts([1, 0, 2], scores=[0.5, 0.5, 0.9])  # the tied pair (1, 0) counts half
     PairCounts(concordant=2.5, discordant=0.5, tied=0.0)
     """
-    r, concordant, discordant, tied = _counts(labels, scores)
+    r, concordant, discordant, tied = _pairs(labels, scores)
     return PairCounts(r.result(concordant), r.result(discordant), r.result(tied))
 
 
@@ -355,7 +216,7 @@ def inversions(labels: Any, scores: Any = None) -> FloatOrArray:
     >>> inversions([[3, 2, 1], [1, 2, 3]])
     array([0., 3.])
     """
-    r, _, discordant, _ = _counts(labels, scores)
+    r, _, discordant, _ = _pairs(labels, scores)
     return r.result(discordant)
 
 
@@ -426,11 +287,26 @@ def pnr(labels: Any, scores: Any = None, *, label_ties: str = "ignore") -> Float
     6.3333
     """
     label_ties = check_option(label_ties, PNR_LABEL_TIES, "label_ties")
-    r, concordant, discordant, tied = _counts(labels, scores)
+    r, concordant, discordant, tied = _pairs(labels, scores)
+    return r.result(pnr_ratio(concordant + tied if label_ties == "concordant" else concordant, discordant))
+
+
+def pnr_ratio(concordant: Any, discordant: Any) -> Any:
+    """C / D: ``inf`` when D = 0 < C, ``nan`` when both are 0 (nothing in or out of order)."""
+    xp = namespace(concordant)
+    safe = xp.where(discordant > 0, discordant, 1.0)
+    undefined = xp.where(concordant > 0, xp.full_like(concordant, xp.inf), xp.full_like(concordant, xp.nan))
+    return xp.where(discordant > 0, concordant / safe, undefined)
+
+
+def pnr_total(rankings: Rankings, *, label_ties: str = "ignore") -> Any:
+    """PNR of many queries at once: their concordant pairs over their discordant pairs (pairs
+    only within a query), finite where a query's own ratio is ``inf``."""
+    _, concordant, discordant, tied = _pairs(rankings, None)
     numerator = concordant + tied if label_ties == "concordant" else concordant
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = numerator / discordant  # x/0 -> inf, 0/0 -> nan, both on purpose
-    return r.result(ratio)
+    if is_numpy(numerator):
+        return float(pnr_ratio(np.asarray(query_sum(numerator)), np.asarray(query_sum(discordant))))
+    return pnr_ratio(query_sum(numerator), query_sum(discordant))
 
 
 KENDALL_VARIANTS = ("a", "b")
@@ -479,7 +355,7 @@ def kendall_tau(a: Any, b: Any, *, variant: str = "b") -> FloatOrArray:
     """
     variant = check_option(variant, KENDALL_VARIANTS, "variant")
     ra, rb = as_pair(a, b, "a", "b")
-    concordant, discordant, tied_a, tied_b, _ = _pair_stats(ra.values, rb.values, ra.lengths)
+    concordant, discordant, tied_a, tied_b, _ = counting.pair_stats(ra.values, rb.values, ra.lengths)
     total = ra.lengths * (ra.lengths - 1) / 2
     defined = (total > tied_a) & (total > tied_b)  # scipy: nan if all pairs are tied in a or b
     difference = concordant - discordant
@@ -530,7 +406,7 @@ def kendall_distance(a: Any, b: Any, *, normalize: bool = False) -> FloatOrArray
     if not isinstance(normalize, (bool, np.bool_)):
         raise ValueError(f"normalize must be True or False, got {normalize!r}")
     ra, rb = as_pair(a, b, "a", "b")
-    discordant = _pair_stats(ra.values, rb.values, ra.lengths)[1]
+    discordant = counting.pair_stats(ra.values, rb.values, ra.lengths)[1]
     if normalize:
         total = ra.lengths * (ra.lengths - 1) / 2
         discordant = np.divide(discordant, total, out=np.full_like(discordant, np.nan), where=total > 0)
@@ -585,36 +461,68 @@ def auc(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
     0.75
     """
     rel = check_rel(rel)
-    rl, rs = _scored_rows(labels, scores)
-    u, pairs = _mann_whitney(rl, rs, rel, _untied_order(labels, scores))
-    out = np.divide(u, pairs, out=np.full(pairs.shape, np.nan), where=pairs > 0)
-    return rl.result(out)
+    r = _ranked(labels, scores)
+    u, pairs = _mann_whitney(r, rel)
+    xp = namespace(u)
+    return r.result(xp.where(pairs > 0, u / xp.where(pairs > 0, pairs, 1.0), xp.nan))
 
 
-def _untied_order(labels: Any, scores: Any) -> bool:
-    """Whether the documents are ranked as listed, without ties (no scores, no tie groups)."""
-    return scores is None and not (isinstance(labels, Rankings) and labels.ties is not None)
+def _mann_whitney(r: Rankings, rel: float) -> tuple[Any, Any]:
+    """Per query, U (the (positive, negative) pairs with the positive ranked higher, a pair in
+    one tie group 1/2) and the number of such pairs: for each positive, the negatives below
+    its tie group plus half those in it, from prefix counts of the negatives along the ranks.
+    Counts and halves: exact, whatever the order of the additions (the value the average
+    ranks of Mann and Whitney give)."""
+    xp = namespace(r.labels)
+    retrieved = columns(r.labels) < r.lengths[:, None]
+    positive = (r.labels >= rel) & retrieved
+    negative = as_float(retrieved & ~positive, r.labels)
+    prefix = prefix_sum(negative)
+    n_neg = prefix[:, -1:]
+    if r.ties is None:
+        above, through = prefix[:, :-1], prefix[:, 1:]
+    else:
+        start, end = tie_bounds(r.ties)
+        above, through = gather(prefix, start), gather(prefix, end)
+    u = xp.sum(xp.where(positive, (n_neg - through) + 0.5 * (through - above), 0.0), axis=1)
+    return u, as_float(count(positive), r.labels) * n_neg[:, 0]
 
 
-def _mann_whitney(rl: Rows, rs: Rows, rel: float, ordered: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, U (positive-negative pairs in order, ties 1/2) and the number of such pairs.
-    ``ordered``: the rows are in rank order without ties, so U counts, for each positive, the
-    negatives ranked below it (a prefix sum; the same value as from the ranks, U being a
-    count)."""
-    valid = np.arange(rl.values.shape[1]) < rl.lengths[:, None]
-    positive = (rl.values >= rel) & valid
-    n_pos = positive.sum(axis=1)
-    n_neg = rl.lengths - n_pos
-    if ordered:
-        negatives_above = np.cumsum(valid & ~positive, axis=1)  # at this rank or above
-        u = n_pos * n_neg - np.where(positive, negatives_above, 0).sum(axis=1)
-        return u.astype(np.float64), (n_pos * n_neg).astype(np.float64)
-    # padding scores rank above every real score, so the real ranks are unchanged
-    from scipy.stats import rankdata  # lazy: scipy.stats takes ~1 s to import
+def pooled_auc(labels: Any, scores: Any, *, ties: str = "average", rel: float = 1) -> Any:
+    """AUC of every row at once (queries ignored, as a classifier's AUC): a positive and a
+    negative of equal scores count 1/2 (``ties="average"``), 0 (``"pessimistic"``) or 1
+    (``"optimistic"``). U sums, for each positive, the negatives scored below it (a count:
+    exact in any order); ``nan`` without a positive or a negative. 1-D arrays of any library.
 
-    ranks = rankdata(np.where(valid, rs.values, np.inf), axis=1) if valid.size else np.zeros(valid.shape)
-    u = np.where(positive, ranks, 0.0).sum(axis=1) - n_pos * (n_pos + 1) / 2
-    return u, (n_pos * n_neg).astype(np.float64)
+    Examples
+    --------
+    >>> pooled_auc(np.array([1, 0, 1, 0]), np.array([0.9, 0.5, 0.5, 0.1]))
+    0.875
+    """
+    xp = namespace(labels, scores)
+    positive = labels >= rel
+    negatives, positives = xp.sort(scores[~positive]), xp.sort(scores[positive])  # sorted: fast searches
+    below = as_float(xp.searchsorted(negatives, positives, side="left"), scores)
+    at_or_below = as_float(xp.searchsorted(negatives, positives, side="right"), scores)
+    u = xp.sum({"average": (below + at_or_below) / 2, "pessimistic": below, "optimistic": at_or_below}[ties])
+    pairs = float(positives.shape[0]) * float(negatives.shape[0])
+    if is_numpy(scores):
+        return float(u / pairs) if pairs > 0 else float("nan")
+    return u / pairs if pairs > 0 else xp.asarray(xp.nan, dtype=u.dtype)
+
+
+def auc_unscored(rankings: Rankings, *, rel: float = 1, **_: Any) -> list:
+    """The queries AUC (and GAUC) cannot score, and why: one document, or one class."""
+    n, n_pos = rankings.lengths, rankings.n_relevant(rel)
+    return [(n == 1, "one document"), (n_pos == 0, f"no positive document (label >= {rel:g})"),
+            (n_pos == n, f"no negative document (label < {rel:g})")]
+
+
+def pnr_unscored(rankings: Rankings, **_: Any) -> list:
+    """The queries PNR cannot score, and why: one document, or all labels equal."""
+    n = rankings.lengths
+    last = gather(rankings.ideal, namespace(n).reshape(n - 1, (-1, 1)))[:, 0]  # each query's lowest label
+    return [(n == 1, "one document"), (rankings.ideal[:, 0] == last, "all labels equal")]
 
 
 #: The weights of :func:`gauc`: each query's number of documents (rows, impressions),
@@ -669,37 +577,51 @@ def gauc(labels: Any, scores: Any = None, *, weights: Any = "rows", rel: float =
     0.625
     """
     rel = check_rel(rel)
-    rl, rs = _scored_rows(labels, scores)
-    u, pairs = _mann_whitney(rl, rs, rel, _untied_order(labels, scores))
-    w = _gauc_weights(weights, rl, pairs, rel)
+    r = _ranked(labels, scores)
+    u, pairs = _mann_whitney(r, rel)
+    return gauc_total(r, ratio(u, pairs), weights=weights, rel=rel)
+
+
+def gauc_total(rankings: Rankings, values: Any, *, weights: Any = "rows", rel: float = 1) -> Any:
+    """GAUC from each query's AUC ``values`` (ignored where a query has no pair): the mean
+    weighted by :data:`GAUC_WEIGHTS` or given weights, each sum in query order; ``nan``
+    when no query has both classes (or their weights sum to 0)."""
+    xp = namespace(values)
+    pairs = _mann_whitney(rankings, rel)[1]
     both = pairs > 0
-    values = np.divide(u, pairs, out=np.zeros(pairs.shape), where=both)
-    total = float(query_sum(np.where(both, w, 0.0)))
-    if total <= 0:
-        return float("nan")
-    return float(query_sum(np.where(both, w * values, 0.0))) / total
+    w = _gauc_weights(weights, rankings, pairs, rel)
+    total = query_sum(xp.where(both, w, 0.0))
+    mean = query_sum(xp.where(both, w * xp.where(both, values, 0.0), 0.0))
+    if is_numpy(pairs):
+        return float(mean) / float(total) if float(total) > 0 else float("nan")
+    return xp.where(total > 0, mean / xp.where(total > 0, total, 1.0), xp.nan)
 
 
-def _gauc_weights(weights: Any, rl: Rows, pairs: np.ndarray, rel: float) -> np.ndarray:
-    """One weight per row of ``rl``: a named choice of :data:`GAUC_WEIGHTS` or given."""
-    n = len(rl.lengths)
+def _gauc_weights(weights: Any, r: Rankings, pairs: Any, rel: float) -> Any:
+    """One weight per query of ``r``: a named choice of :data:`GAUC_WEIGHTS` or given."""
+    n = r.n_queries
     if isinstance(weights, str):
         weights = check_option(weights, GAUC_WEIGHTS, "weights")
         if weights == "rows":
-            return rl.lengths.astype(np.float64)
+            return as_float(r.lengths, pairs)
         if weights == "queries":
-            return np.ones(n)
+            return namespace(pairs).ones_like(pairs)
         if weights == "pairs":
             return pairs
-        valid = np.arange(rl.values.shape[1]) < rl.lengths[:, None]
-        return ((rl.values >= rel) & valid).sum(axis=1).astype(np.float64)
-    try:
-        w = np.asarray(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"weights must be one of {', '.join(GAUC_WEIGHTS)} or one number per query, "
-                         f"got {type(weights).__name__}") from None
-    if w.shape != (n,):
-        raise ValueError(f"weights must hold one number per query ({n}), got shape {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        retrieved = columns(r.labels) < r.lengths[:, None]
+        return as_float(count((r.labels >= rel) & retrieved), pairs)
+    if not is_numpy(pairs) and not isinstance(weights, (list, tuple, np.ndarray)):
+        w = as_float(weights, pairs)  # the library's own array: on its device
+    else:
+        try:
+            w = np.asarray(weights, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"weights must be one of {', '.join(GAUC_WEIGHTS)} or one number per query, "
+                             f"got {type(weights).__name__}") from None
+        w = w if is_numpy(pairs) else constant(w, pairs)
+    if tuple(w.shape) != (n,):
+        raise ValueError(f"weights must hold one number per query ({n}), got shape {tuple(w.shape)}")
+    xp = namespace(w)
+    if not bool(xp.all(xp.isfinite(w) & (w >= 0))):
         raise ValueError("weights must be finite and non-negative")
     return w

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_option
+from ..ops.primitives import count
 from ..metrics import binary, cwl, graded, incomplete, label_ranking, overlap, pairwise, set_based, unranked
 from . import parameters as P
 from .parameters import Param
@@ -39,6 +40,16 @@ from .trec_eval import (
 
 __all__ = ["MetricInfo", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "TREC_FAMILIES", "NICKNAMES", "IR_MEASURES",
            "lookup_name", "refuse_score_metrics"]
+
+
+def no_relevant_document(rankings, *, rel: float | None = None, no_relevant: float = 0.0, **_) -> list:
+    """The queries a rank metric scores ``no_relevant`` (0 unless set) for want of a relevant
+    document: none with a label >= ``rel`` for a metric with a relevance level, none with a
+    positive label (no gain to find) for the graded ones."""
+    reason = (f"no relevant document: {no_relevant:g}, as no_relevant={no_relevant:g} sets it" if no_relevant
+              else "no relevant document: 0, as rk.evaluate scores it")
+    found = rankings.n_relevant(rel) if rel is not None else count(rankings.ideal > 0)
+    return [(found == 0, reason)]
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,21 @@ class MetricInfo:
         It takes the model's scores themselves, not only the order they give (AUC, GAUC,
         PNR, MSE, MAE): :func:`rankkit.evaluation.evaluate_scores` computes it from labels
         and scores; :func:`rankkit.evaluate`, given a run's ranked documents, refuses it.
+    any_library : bool
+        Its kernel is written over the array API (:mod:`rankkit.ops.primitives`): it runs on
+        NumPy and on every array-API library (JAX, PyTorch, CuPy, array-api-strict), the same
+        function on each. The others take NumPy arrays only.
+    per_query : callable or None
+        A metric of model scores: ``per_query(rankings, scores, **params)`` -> each query's
+        value, from the ranking of its scores (``scores``: the score at each rank).
+    total : callable or None
+        A metric of model scores: its aggregate, ``total(rankings, scores, values, ties=...,
+        **params)`` (the ``aggregate`` rule written out).
+    unscored : callable
+        ``unscored(rankings, **params)`` -> ``[(mask, reason), ...]``: the queries it cannot
+        score (``nan``), or scores 0 for want of a relevant document, and why.
+    left_out : str
+        What its aggregate does with a query it cannot score (said in the warning).
     """
 
     name: str
@@ -108,6 +134,11 @@ class MetricInfo:
     aliases: tuple[str, ...] = ()
     ir_measures: tuple[str, ...] = ()
     scores: bool = False
+    any_library: bool = False
+    per_query: Callable[..., Any] | None = None
+    total: Callable[..., Any] | None = None
+    unscored: Callable[..., list] = no_relevant_document
+    left_out: str = ""
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -153,6 +184,42 @@ def _run_name(rankings) -> np.ndarray:
     return np.full(len(rankings), getattr(rankings, "run_name", None) or "", dtype=object)
 
 
+# --------------------------------------------------------------------------- metrics of model scores
+
+
+def _auc(rankings, scores, *, rel=1, weights=None):
+    """Each query's AUC (GAUC's too), from the ranking of its scores."""
+    return pairwise.auc(rankings, rel=rel)
+
+
+def _pooled_auc(rankings, scores, values, *, ties, rel=1):
+    """AUC over every row of every query at once (a classifier's AUC)."""
+    return pairwise.pooled_auc(rankings.labels[rankings.judged], scores[rankings.judged], ties=ties, rel=rel)
+
+
+def _gauc(rankings, scores, values, *, ties, weights="rows", rel=1):
+    return pairwise.gauc_total(rankings, values, weights=weights, rel=rel)
+
+
+def _pnr(rankings, scores, *, label_ties="ignore"):
+    return pairwise.pnr(rankings, label_ties=label_ties)
+
+
+def _pnr_total(rankings, scores, values, *, ties, label_ties="ignore"):
+    return pairwise.pnr_total(rankings, label_ties=label_ties)
+
+
+def _error(func):
+    """MSE or MAE: per query from the score at each rank, and over every row at once."""
+    def per_query(rankings, scores):
+        return func(rankings, scores)
+
+    def total(rankings, scores, values, *, ties):
+        return func(rankings.labels[rankings.judged], scores[rankings.judged])
+
+    return {"per_query": per_query, "total": total, "unscored": lambda rankings: []}
+
+
 _REL = (P.REL,)
 _GAUC_WEIGHTS = P.Param("weights", "text", "rows",
                         "weight of a query's AUC: its documents, 1, its positives, or its (positive, negative) pairs",
@@ -162,16 +229,18 @@ _LABEL_TIES = P.Param("label_ties", "text", "ignore",
                       "pairs with equal labels: left out, or counted concordant (Wang Shusen's slides)",
                       lambda value: check_option(value, pairwise.PNR_LABEL_TIES, "label_ties"),
                       choices=pairwise.PNR_LABEL_TIES)
-_SCORES = {"cutoff": False, "scores": True}
+_SCORES = {"cutoff": False, "scores": True, "any_library": True}
+_AUC = {"unscored": pairwise.auc_unscored, "left_out": "nan, left out of the weighted mean", **_SCORES}
+_ANY = {"any_library": True}
 _DCG = (P.GAIN, P.DISCOUNT, P.BASE)
 _COUNT = {"cutoff": False, "aggregate": "sum", "kind": "int"}
 _CWL = {"data_max_grade": True}
 
 _RECORDS = (
     MetricInfo("P", binary.precision, _REL, trec=(cutoffs("P", at=11),), summary="precision at k",
-               aliases=("Precision",), ir_measures=("P", "Precision")),
+               aliases=("Precision",), ir_measures=("P", "Precision"), **_ANY),
     MetricInfo("R", binary.recall, _REL, trec=(cutoffs("recall", at=13),), summary="recall at k",
-               aliases=("Recall",), ir_measures=("R", "Recall")),
+               aliases=("Recall",), ir_measures=("R", "Recall"), **_ANY),
     MetricInfo("RelP", binary.relative_precision, _REL, trec=(cutoffs("relative_P", at=28),),
                summary="relevant in the top k over min(k, R)"),
     MetricInfo("Rprec", binary.r_precision, (P.MULTIPLE, P.REL), cutoff=False,
@@ -180,22 +249,22 @@ _RECORDS = (
                summary="precision at rank R (multiple=x: at x * R)",
                aliases=("R-prec", "R_prec"), ir_measures=("Rprec", "RPrec")),
     MetricInfo("success", binary.success, _REL, trec=(cutoffs("success", "1,5,10", at=29),),
-               summary="1 if a relevant document is in the top k, else 0", ir_measures=("Success",)),
+               summary="1 if a relevant document is in the top k, else 0", ir_measures=("Success",), **_ANY),
     MetricInfo("AP", binary.average_precision, (P.REL, P.NORMALIZE, P.AP_TIED),
                trec=(plain("map", at=5), cutoffs("map_cut", at=27)),
-               summary="average precision (trec_eval map, map_cut)", ir_measures=("AP", "MAP")),
+               summary="average precision (trec_eval map, map_cut)", ir_measures=("AP", "MAP"), **_ANY),
     MetricInfo("GMAP", binary.average_precision, _REL, cutoff=False, aggregate="gmean", summary_only=True,
                trec=(plain("gm_map", at=6),), summary="AP per query; the geometric mean over queries"),
     MetricInfo("YAAP", binary.yaap, _REL, cutoff=False, trec=(plain("yaap", at=36, all_trec=False),),
                summary="yet another AP: log((1 + S) / (1 + R - S)), S = R * AP (Robertson 2012)"),
     MetricInfo("RR", binary.reciprocal_rank, _REL, trec=(plain("recip_rank", at=9),),
                summary="reciprocal rank of the first relevant document",
-               aliases=("recip_rank", "MRR"), ir_measures=("RR", "MRR")),
+               aliases=("recip_rank", "MRR"), ir_measures=("RR", "MRR"), **_ANY),
     MetricInfo("fallout", binary.fallout, _REL,
-               summary="fraction of the judged non-relevant documents in the top k (torchmetrics' fall-out)"),
+               summary="fraction of the judged non-relevant documents in the top k (torchmetrics' fall-out)", **_ANY),
     MetricInfo("LRAP", label_ranking.lrap, _REL, cutoff=False,
                summary="label-ranking average precision; 1 without a relevant or a non-relevant document "
-                       "(scikit-learn)"),
+                       "(scikit-learn)", **_ANY),
     MetricInfo("bpref", binary.bpref, _REL, cutoff=False, trec=(plain("bpref", at=8),),
                summary="binary preference (Buckley & Voorhees 2004)", ir_measures=("Bpref", "BPref")),
     MetricInfo("GM_bpref", binary.bpref, _REL, cutoff=False, aggregate="gmean", summary_only=True,
@@ -243,14 +312,14 @@ _RECORDS = (
     MetricInfo("utility", set_based.utility, (*P.UTILITY, P.N_DOCS, P.REL), cutoff=False,
                trec=(raw("utility", "1,-1,0,0", utility_params, at=17),),
                summary="linear utility a*r + b*(n-r) + c*(R-r) + d*(N+r-n-R)"),
-    MetricInfo("CG", graded.cumulative_gain, (P.GAIN,), summary="cumulative gain"),
+    MetricInfo("CG", graded.cumulative_gain, (P.GAIN,), summary="cumulative gain", **_ANY),
     MetricInfo("DCG", graded.dcg, _DCG, trec=(pairs("dcg", at=21, all_trec=False),),
-               summary="discounted cumulative gain"),
+               summary="discounted cumulative gain", **_ANY),
     MetricInfo("IDCG", graded.idcg, _DCG, trec=(pairs("ideal_dcg", at=22, all_trec=False),),
                summary="DCG of the ideal ranking"),
     MetricInfo("nDCG", graded.ndcg, (*_DCG, P.NO_RELEVANT), trec=(pairs("ndcg", at=23), cutoffs("ndcg_cut", at=26)),
                summary="normalised DCG, ideal from all judged documents (trec_eval ndcg)",
-               ir_measures=("nDCG", "NDCG")),
+               ir_measures=("nDCG", "NDCG"), **_ANY),
     MetricInfo("nDCG_rel", graded.ndcg_rel, (P.GAIN,), cutoff=False, trec=(pairs("ndcg_rel", at=24),),
                summary="nDCG averaged over the relevant documents"),
     MetricInfo("RnDCG", graded.rndcg, (P.GAIN, P.REL), cutoff=False, trec=(pairs("Rndcg", at=25),),
@@ -263,12 +332,12 @@ _RECORDS = (
     # (ignores -l); rbp_resid: 0 when nothing retrieved is unjudged
     MetricInfo("RBP", graded.rbp, (P.RBP_P, P.REL, P.RBP_MAX_GRADE),
                trec=(pairs("rbp", rbp_pairs, at=37, p=0.9, max_grade="query"),),
-               summary="rank-biased precision (Moffat & Zobel 2008)", ir_measures=("RBP",)),
+               summary="rank-biased precision (Moffat & Zobel 2008)", ir_measures=("RBP",), **_ANY),
     MetricInfo("RBP_residual", graded.rbp_residual, (P.RBP_P, P.CONVENTION),
                trec=(pairs("rbp_resid", rbp_pairs, at=38, p=0.9, convention="trec_eval"),),
                summary="RBP residual: weight of unjudged ranks and the tail"),
     MetricInfo("ERR", graded.err, (P.ERR_P, P.ERR_MAX_GRADE), data_max_grade=True,
-               summary="expected reciprocal rank (Chapelle et al. 2009)", ir_measures=("ERR",)),
+               summary="expected reciprocal rank (Chapelle et al. 2009)", ir_measures=("ERR",), **_ANY),
     # C/W/L metrics (cwl_eval's, as ir_measures names them); gains (label - min_grade) /
     # (max_grade - min_grade), max_grade by default the largest label of the data set
     MetricInfo("SDCG", cwl.sdcg, P.CWL, required=("k",), ir_measures=("SDCG",),
@@ -291,17 +360,21 @@ _RECORDS = (
                ir_measures=("Compat",), summary="compatibility: RBO with the ideal ranking (Clarke et al. 2021)"),
     # metrics of the model's scores (evaluate_scores): labels and scores row by row
     MetricInfo("AUC", pairwise.auc, _REL, aggregate="rows", summary="area under the ROC curve of a query's "
-               "scores (all: over every row at once; evaluate_scores only)", **_SCORES),
+               "scores (all: over every row at once; evaluate_scores only)", per_query=_auc, total=_pooled_auc,
+               **(_AUC | {"left_out": "nan per query; their rows still count in the AUC pooled over all rows"})),
     MetricInfo("GAUC", pairwise.gauc, (_GAUC_WEIGHTS, P.REL), aggregate="weighted",
                summary="group AUC: each query's AUC, averaged with weights (Zhou et al. 2018; evaluate_scores only)",
-               **_SCORES),
+               per_query=_auc, total=_gauc, **_AUC),
     MetricInfo("PNR", pairwise.pnr, (_LABEL_TIES,), aggregate="pairs",
                summary="positive-to-negative ratio: concordant over discordant pairs (evaluate_scores only)",
-               **_SCORES),
+               per_query=_pnr, total=_pnr_total, unscored=pairwise.pnr_unscored,
+               left_out="nan: no pair of different labels, none in the pooled counts either", **_SCORES),
     MetricInfo("MSE", unranked.mse, (), aggregate="rows",
-               summary="mean squared error of the scores against the labels (evaluate_scores only)", **_SCORES),
+               summary="mean squared error of the scores against the labels (evaluate_scores only)",
+               **_error(unranked.mse), **_SCORES),
     MetricInfo("MAE", unranked.mae, (), aggregate="rows",
-               summary="mean absolute error of the scores against the labels (evaluate_scores only)", **_SCORES),
+               summary="mean absolute error of the scores against the labels (evaluate_scores only)",
+               **_error(unranked.mae), **_SCORES),
 )
 
 #: Every metric ``evaluate`` knows: canonical name -> its record.

@@ -23,7 +23,7 @@ import numpy as np
 from . import numerics as _numerics
 
 __all__ = [
-    "namespace", "is_numpy", "as_float", "count", "ratio", "rank_sum", "weighted_rank_sum", "rank_product",
+    "namespace", "is_numpy", "as_float", "count", "ratio", "rank_sum", "weighted_rank_sum", "rank_product", "query_sum",
     "prefix_sum", "cumulative_product", "constant", "gather", "run_bounds", "tie_bounds", "group_mean", "exp2",
     "columns",
 ]
@@ -91,6 +91,8 @@ def ratio(num: Any, den: Any) -> Any:
         den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
         return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
     xp = namespace(num)
+    if not xp.isdtype(num.dtype, "real floating"):  # counts: in the library's default float
+        num = xp.astype(num, xp.__array_namespace_info__().default_dtypes(device=_device(num))["real floating"])
     if isinstance(den, (int, float)):
         return num / float(den) if den > 0 else xp.zeros_like(num)
     den = xp.astype(den, num.dtype)
@@ -116,6 +118,13 @@ def weighted_rank_sum(values: Any, weights: np.ndarray | None, divisors: np.ndar
     if weights is None:
         return xp.sum(values, axis=1)
     return xp.sum(values * constant(weights[:width], values), axis=1)
+
+
+def query_sum(values: Any) -> Any:
+    """Sum over queries (axis 0), in query order on NumPy (:func:`_numerics.query_sum`)."""
+    if is_numpy(values):
+        return _numerics.query_sum(values)
+    return namespace(values).sum(values, axis=0)
 
 
 def rank_product(values: Any) -> Any:
