@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .primitives import as_float, columns, device, gather, namespace, prefix_sum, tie_bounds
+
 __all__ = ["strict_inversions", "tied_pairs", "pair_stats_merge", "pair_stats_broadcast", "pair_stats",
            "level_pair_counts", "ranked_pair_counts", "BROADCAST_MAX_LEN"]
 
@@ -208,17 +210,15 @@ def _descending_groups(values, lengths, start, same_group):
 
 def _ranked_pair_counts_xp(labels: Any, valid: Any, ties: Any) -> tuple[Any, Any, Any]:
     """:func:`ranked_pair_counts` with the operations of the array API standard."""
-    from .primitives import as_float, columns, namespace, prefix_sum, tie_bounds
-
     xp = namespace(labels)
     cols = columns(labels)
     start, end = tie_bounds(ties) if ties is not None else (cols + 0 * labels.shape[0], cols + 1)
     values = xp.unique_values(xp.where(valid, labels, labels[0:1, 0:1]))
     if values.shape[0] > labels.shape[1]:
         return _all_pairs_xp(xp, labels, valid, start)
-    zero = xp.zeros(labels.shape[0], dtype=labels.dtype, device=_device(labels))
+    zero = xp.zeros(labels.shape[0], dtype=labels.dtype, device=device(labels))
     concordant, discordant, equal = zero, zero, zero
-    same = xp.zeros(labels.shape, dtype=labels.dtype, device=_device(labels))
+    same = xp.zeros(labels.shape, dtype=labels.dtype, device=device(labels))
     for index in range(values.shape[0]):  # one pass per label value, all rows at once
         has = valid & (labels == values[index])
         prefix = prefix_sum(as_float(has, labels))
@@ -233,21 +233,12 @@ def _ranked_pair_counts_xp(labels: Any, valid: Any, ties: Any) -> tuple[Any, Any
 
 
 def _at(xp, matrix, cols):
-    from .primitives import gather
-
+    """``matrix[q, cols[q, ...]]``, ``cols`` one row for every query or one each."""
     return gather(matrix, xp.broadcast_to(cols, (matrix.shape[0], cols.shape[1])))
-
-
-def _device(x):
-    from array_api_compat import device
-
-    return device(x)
 
 
 def _all_pairs_xp(xp: Any, labels: Any, valid: Any, start: Any) -> tuple[Any, Any, Any]:
     """:func:`ranked_pair_counts` by comparing every pair, a block of rows at a time."""
-    from .primitives import as_float
-
     n, depth = labels.shape
     rows = max(1, _CHUNK_PAIRS // max(depth * depth, 1))
     parts = []

@@ -25,7 +25,7 @@ from . import numerics as _numerics
 __all__ = [
     "namespace", "is_numpy", "as_float", "count", "ratio", "rank_sum", "weighted_rank_sum", "rank_product", "query_sum",
     "prefix_sum", "cumulative_product", "constant", "gather", "run_bounds", "tie_bounds", "group_mean", "exp2",
-    "columns",
+    "columns", "device",
 ]
 
 
@@ -55,10 +55,11 @@ def is_numpy(x: Any) -> bool:
     return isinstance(x, np.ndarray)
 
 
-def _device(x: Any) -> Any:
-    from array_api_compat import device
+def device(x: Any) -> Any:
+    """The device of an array of any library (NumPy's: "cpu")."""
+    from array_api_compat import device as array_device
 
-    return device(x)
+    return array_device(x)
 
 
 def as_float(x: Any, like: Any) -> Any:
@@ -67,7 +68,7 @@ def as_float(x: Any, like: Any) -> Any:
         return np.asarray(x, dtype=np.float64)
     xp = namespace(like)
     if isinstance(x, (int, float)):
-        return xp.asarray(float(x), dtype=like.dtype, device=_device(like))
+        return xp.asarray(float(x), dtype=like.dtype, device=device(like))
     return xp.astype(x, like.dtype)
 
 
@@ -80,7 +81,7 @@ def count(mask: Any, axis: int = 1) -> Any:
 
 
 def _has_int64(xp: Any, like: Any) -> bool:
-    return xp.__array_namespace_info__().default_dtypes(device=_device(like))["integral"] == xp.int64
+    return xp.__array_namespace_info__().default_dtypes(device=device(like))["integral"] == xp.int64
 
 
 def ratio(num: Any, den: Any) -> Any:
@@ -92,7 +93,7 @@ def ratio(num: Any, den: Any) -> Any:
         return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
     xp = namespace(num)
     if not xp.isdtype(num.dtype, "real floating"):  # counts: in the library's default float
-        num = xp.astype(num, xp.__array_namespace_info__().default_dtypes(device=_device(num))["real floating"])
+        num = xp.astype(num, xp.__array_namespace_info__().default_dtypes(device=device(num))["real floating"])
     if isinstance(den, (int, float)):
         return num / float(den) if den > 0 else xp.zeros_like(num)
     den = xp.astype(den, num.dtype)
@@ -163,7 +164,7 @@ def constant(table: Any, like: Any) -> Any:
     device and float dtype (copied: the cached tables are read-only)."""
     if is_numpy(like):
         return table
-    return namespace(like).asarray(np.array(table, dtype=np.float64), dtype=like.dtype, device=_device(like))
+    return namespace(like).asarray(np.array(table, dtype=np.float64), dtype=like.dtype, device=device(like))
 
 
 def columns(like: Any) -> Any:
@@ -171,7 +172,7 @@ def columns(like: Any) -> Any:
     if is_numpy(like):
         return np.arange(like.shape[1])[None, :]
     xp = namespace(like)
-    return xp.reshape(xp.arange(like.shape[1], device=_device(like)), (1, -1))
+    return xp.reshape(xp.arange(like.shape[1], device=device(like)), (1, -1))
 
 
 def gather(matrix: Any, cols: Any) -> Any:
@@ -179,7 +180,7 @@ def gather(matrix: Any, cols: Any) -> Any:
     if is_numpy(matrix):
         return np.take_along_axis(matrix, cols, axis=1)
     xp = namespace(matrix)
-    rows = xp.reshape(xp.arange(matrix.shape[0], dtype=cols.dtype, device=_device(cols)),
+    rows = xp.reshape(xp.arange(matrix.shape[0], dtype=cols.dtype, device=device(cols)),
                       (-1,) + (1,) * (cols.ndim - 1))
     flat = xp.reshape(rows * matrix.shape[1] + cols, (-1,))
     return xp.reshape(xp.take(xp.reshape(matrix, (-1,)), flat), cols.shape)
@@ -197,12 +198,12 @@ def run_bounds(starts_run: Any) -> tuple[Any, Any]:
         end = np.minimum.accumulate(np.where(last, cols + 1, depth)[:, ::-1], axis=1)[:, ::-1]
         return start, end
     xp = namespace(starts_run)
-    device = _device(starts_run)
+    where = device(starts_run)
     flat = xp.reshape(starts_run, (-1,))
     first = xp.nonzero(flat)[0]
     ids = xp.cumulative_sum(xp.astype(flat, first.dtype)) - 1
-    last = xp.concat([first[1:], xp.asarray([n * depth], dtype=first.dtype, device=device)])
-    offset = xp.reshape(xp.arange(n, dtype=first.dtype, device=device) * depth, (-1, 1))
+    last = xp.concat([first[1:], xp.asarray([n * depth], dtype=first.dtype, device=where)])
+    offset = xp.reshape(xp.arange(n, dtype=first.dtype, device=where) * depth, (-1, 1))
     return (xp.reshape(xp.take(first, ids), (n, depth)) - offset,
             xp.reshape(xp.take(last, ids), (n, depth)) - offset)
 
@@ -215,7 +216,7 @@ def tie_bounds(ties: Any) -> tuple[Any, Any]:
         new[:, 1:] = ties[:, 1:] != ties[:, :-1]
     else:
         xp = namespace(ties)
-        first = xp.ones((ties.shape[0], min(ties.shape[1], 1)), dtype=xp.bool, device=_device(ties))
+        first = xp.ones((ties.shape[0], min(ties.shape[1], 1)), dtype=xp.bool, device=device(ties))
         new = xp.concat([first, ties[:, 1:] != ties[:, :-1]], axis=1)
     return run_bounds(new)
 
