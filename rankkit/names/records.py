@@ -187,25 +187,25 @@ def _run_name(rankings) -> np.ndarray:
 # --------------------------------------------------------------------------- metrics of model scores
 
 
-def _auc(rankings, scores, *, rel=1, weights=None):
+def _auc_of_ranking(rankings, scores, *, rel=1, weights=None):
     """Each query's AUC (GAUC's too), from the ranking of its scores."""
     return pairwise.auc(rankings, rel=rel)
 
 
-def _pooled_auc(rankings, scores, values, *, ties, rel=1):
+def _auc_of_all_rows(rankings, scores, values, *, ties, rel=1):
     """AUC over every row of every query at once (a classifier's AUC)."""
     return pairwise.pooled_auc(rankings.labels[rankings.judged], scores[rankings.judged], ties=ties, rel=rel)
 
 
-def _gauc(rankings, scores, values, *, ties, weights="rows", rel=1):
+def _gauc_of_values(rankings, scores, values, *, ties, weights="rows", rel=1):
     return pairwise.gauc_total(rankings, values, weights=weights, rel=rel)
 
 
-def _pnr(rankings, scores, *, label_ties="ignore"):
+def _pnr_of_ranking(rankings, scores, *, label_ties="ignore"):
     return pairwise.pnr(rankings, label_ties=label_ties)
 
 
-def _pnr_total(rankings, scores, values, *, ties, label_ties="ignore"):
+def _pnr_of_all_pairs(rankings, scores, values, *, ties, label_ties="ignore"):
     return pairwise.pnr_total(rankings, label_ties=label_ties)
 
 
@@ -360,14 +360,14 @@ _RECORDS = (
                ir_measures=("Compat",), summary="compatibility: RBO with the ideal ranking (Clarke et al. 2021)"),
     # metrics of the model's scores (evaluate_scores): labels and scores row by row
     MetricInfo("AUC", pairwise.auc, _REL, aggregate="rows", summary="area under the ROC curve of a query's "
-               "scores (all: over every row at once; evaluate_scores only)", per_query=_auc, total=_pooled_auc,
+               "scores (all: over every row at once; evaluate_scores only)", per_query=_auc_of_ranking, total=_auc_of_all_rows,
                **(_AUC | {"left_out": "nan per query; their rows still count in the AUC pooled over all rows"})),
     MetricInfo("GAUC", pairwise.gauc, (_GAUC_WEIGHTS, P.REL), aggregate="weighted",
                summary="group AUC: each query's AUC, averaged with weights (Zhou et al. 2018; evaluate_scores only)",
-               per_query=_auc, total=_gauc, **_AUC),
+               per_query=_auc_of_ranking, total=_gauc_of_values, **_AUC),
     MetricInfo("PNR", pairwise.pnr, (_LABEL_TIES,), aggregate="pairs",
                summary="positive-to-negative ratio: concordant over discordant pairs (evaluate_scores only)",
-               per_query=_pnr, total=_pnr_total, unscored=pairwise.pnr_unscored,
+               per_query=_pnr_of_ranking, total=_pnr_of_all_pairs, unscored=pairwise.pnr_unscored,
                left_out="nan: no pair of different labels, none in the pooled counts either", **_SCORES),
     MetricInfo("MSE", unranked.mse, (), aggregate="rows",
                summary="mean squared error of the scores against the labels (evaluate_scores only)",
