@@ -105,7 +105,7 @@ test: $(VENV)/.test
 # assigned in tests/conftest.py). `make test` runs them all.
 FAST := not notebook and not dask and not oracle and not slow
 test-fast: $(VENV)/.test
-	$(PY) -m pytest -q tests rankkit -m "$(FAST)"
+	$(PY) -m pytest -q tests rankkit -m "$(FAST)" --hypothesis-profile=fast
 
 # pycodestyle, pyflakes, import order, bugbear and pyupgrade (pyproject.toml's [tool.ruff]).
 lint: $(VENV)/.test

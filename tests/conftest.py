@@ -34,6 +34,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The edit loop (`make test-fast`, --hypothesis-profile=fast): the same sweeps, derandomized,
+# with a tenth of the examples; `make test` runs them whole.
+settings.register_profile(
+    "fast", max_examples=10, derandomize=True, database=None, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 #: Files whose every test is about the notebooks (their content, their students' copies).
@@ -69,6 +75,7 @@ SLOW_TESTS = {
     "test_plot.py::test_rbp_persistence_equals_rankkit_rbp_at_every_p",
     "test_parsing.py::test_line_blocks_are_the_bytes_in_whole_lines",  # a sweep over block sizes
     "test_io.py::test_file_dict_and_frame_paths_agree",  # a sweep through files, dicts and frames
+    "test_layers.py::test_no_engine_name_loads_teaching",  # every module, Dask's included, imported
 }
 
 _ROOT = Path(__file__).resolve().parent.parent

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.names import parse_metric
@@ -126,7 +127,7 @@ def scattered_queries(draw, max_queries=4, max_rows=6, levels=4):
     return labels, scores, query
 
 
-@settings(max_examples=40)
+@settings(max_examples=sweep(40))
 @given(data=scattered_queries())
 def test_average_ties_is_the_exact_expectation_over_tied_orders(data):
     labels, scores, query = data
@@ -179,7 +180,7 @@ def test_fixed_example_by_hand():
 # --------------------------------------------------------------------------- live peers
 
 
-@settings(max_examples=30)
+@settings(max_examples=sweep(30))
 @given(data=scattered_queries(max_queries=5, max_rows=9, levels=5))
 def test_ndcg_and_auc_per_query_equal_sklearn(data):
     from sklearn.metrics import ndcg_score, roc_auc_score
@@ -334,7 +335,7 @@ def test_each_library_returns_its_arrays_on_the_input_device_equal_to_numpy(name
 
 @pytest.mark.parametrize("ties", ["average", "pessimistic", "optimistic"])
 @pytest.mark.parametrize("name", ["array_api_strict", "torch"])  # JAX would compile every new shape
-@settings(max_examples=15)
+@settings(max_examples=sweep(15))
 @given(data=scattered_queries(max_queries=6, max_rows=8, levels=5), retrieved=st.sampled_from(["all", "positive"]))
 def test_equal_to_the_numpy_path_on_ties_and_scattered_rows(name, ties, data, retrieved):
     from rankkit.evaluation import evaluate_scores

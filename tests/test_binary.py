@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 from rankkit import Rankings, as_rankings
 from rankkit.metrics._interpolation import recall_cut
@@ -307,7 +308,7 @@ def test_source002_mrr_uniform_in_top_k(k, printed):
     prediction=st.lists(st.integers(0, 15), min_size=0, max_size=15),
     k=st.integers(1, 12),
 )
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_min_k_reproduces_ml_metrics_apk(actual, prediction, k):
     labels = apk_labels(actual, prediction)
     got = average_precision(labels, k=k, normalize="min_k", n_relevant=len(actual))
@@ -472,7 +473,7 @@ def tied_lists(draw):
 
 
 @given(case=tied_lists(), k=st.integers(1, 8))
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 def test_ties_average_matches_brute_force(case, k):
     labels, groups = case
     r = tied(labels, groups)
@@ -543,7 +544,7 @@ def test_ap_and_rr_under_ties_by_hand():
 
 
 @given(cases=st.lists(tied_lists(), min_size=1, max_size=4), k=st.one_of(st.none(), st.integers(1, 8)))
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 def test_ap_and_rr_under_ties_match_brute_force_on_many_queries_at_once(cases, k):
     cases = [(labels[:6], list(groups[:6])) for labels, groups in cases]  # at most 6! orders
     r = tied_many(cases)
@@ -599,7 +600,7 @@ def ranked_by_scores(rows) -> Rankings:
 
 @given(rows=st.lists(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 4)), min_size=1, max_size=12),
                      min_size=1, max_size=4))
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_ap_group_end_is_sklearn_average_precision_score(rows):
     from sklearn.metrics import average_precision_score
 
@@ -689,7 +690,7 @@ def test_fallout_errors():
 @given(rows=st.lists(st.lists(st.tuples(st.booleans(), st.integers(0, 1000)), min_size=1, max_size=12,
                               unique_by=lambda t: t[1]), min_size=1, max_size=4),
        k=st.one_of(st.none(), st.integers(1, 14)))
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 def test_fallout_matches_torchmetrics_retrieval_fall_out(rows, k):
     torch = pytest.importorskip("torch")
     from torchmetrics.functional.retrieval import retrieval_fall_out
@@ -796,7 +797,7 @@ queries_strategy = st.lists(
 
 
 @given(queries=queries_strategy)
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_random_cases_agree_with_trec_eval(queries):
     assert_agrees_with_trec_eval(queries)
 
@@ -805,7 +806,7 @@ def test_random_cases_agree_with_trec_eval(queries):
 
 
 @given(rows=st.lists(label_rows, min_size=1, max_size=6), k=st.integers(1, 30))
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_range_and_batch_equals_per_row(rows, k):
     batch = {
         "P": precision(rows, k=k), "R": recall(rows, k=k), "Rprec": r_precision(rows),
@@ -836,7 +837,7 @@ def test_range_and_batch_equals_per_row(rows, k):
 
 
 @given(row=label_rows)
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_recall_non_decreasing_in_k(row):
     values = [recall(row, k=k) for k in range(1, len(row) + 3)]
     assert all(b >= a for a, b in zip(values, values[1:]))
@@ -844,7 +845,7 @@ def test_recall_non_decreasing_in_k(row):
 
 
 @given(row=label_rows)
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_perfect_ranking_scores_one(row):
     perfect = sorted(row, reverse=True)
     if any(perfect):
@@ -857,7 +858,7 @@ def test_perfect_ranking_scores_one(row):
 
 
 @given(row=label_rows)
-@settings(max_examples=50)
+@settings(max_examples=sweep(50))
 def test_pr_curve_agrees_with_point_metrics(row):
     curve = pr_curve(row)
     assert len(curve) == len(row)
@@ -994,7 +995,7 @@ def reference_iprec(labels, n_rel, levels, rounding) -> list[float]:
     levels=st.lists(st.floats(0, 1), min_size=1, max_size=6).map(sorted),
     rounding=st.sampled_from(["nearest", "plus_0.9"]),
 )
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_interpolated_precision_matches_trec_eval_loop(row, extra, levels, rounding):
     n_rel = sum(row) + extra
     got = interpolated_precision(row, recall_levels=levels, n_relevant=n_rel, rounding=rounding)
@@ -1074,7 +1075,7 @@ recall_level = st.one_of(
     extra=st.integers(0, 30),
     levels=st.lists(recall_level, min_size=1, max_size=8),
 )
-@settings(max_examples=300)
+@settings(max_examples=sweep(300))
 def test_interpolated_precision_textbook_matches_plain_python(row, extra, levels):
     n_rel = sum(row) + extra
     want = textbook_iprec(row, n_rel, levels)

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.metrics import cwl
@@ -68,7 +69,7 @@ labels = st.one_of(st.none(), st.integers(-1, 3))
 scores = st.one_of(st.none(), st.integers(1, 10**6))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=sweep(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.tuples(queries, docs), st.tuples(labels, scores), min_size=1, max_size=40))
 def test_cwl_and_compat_equal_ir_measures(pairs):
     qrels, run = frames(pairs)
@@ -85,7 +86,7 @@ def test_cwl_and_compat_equal_ir_measures(pairs):
                                    err_msg=f"{spec}: rankkit {ours.to_dict()} ir_measures {theirs_q.to_dict()}")
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=sweep(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from([1, 2, 0, None]), min_size=4, max_size=20),
        st.lists(st.sampled_from([2, 1, 0]), max_size=8))
 def test_compat_equals_ir_measures_with_few_labels(retrieved, missed):

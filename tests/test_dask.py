@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
@@ -33,7 +34,7 @@ from rankkit.evaluation.scoring import aggregate  # noqa: E402
 
 METRICS = ["nDCG@10", "AP", "RR", "P@5", "R@10", "ERR@10", "bpref", "num_rel", "num_ret", "num_rel_ret",
            "SDCG@5", "RBP(p=0.8)", "Rprec", "relstring@5", "runid"]
-FEW = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+FEW = settings(max_examples=sweep(8), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                       HealthCheck.function_scoped_fixture])
 SYNC = {"scheduler": "sync"}
 dask_config = config.set
@@ -100,7 +101,7 @@ def assert_same(got, want):
 
 # --------------------------------------------------------------------------- equal to rk.evaluate
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=sweep(40), deadline=None)
 @given(evaluations(), st.sampled_from(["run", "qrels"]), st.integers(1, 5), st.integers(1, 4))
 def test_equals_evaluate_on_random_runs(data, queries, run_parts, qrels_parts):
     qrels, run = data

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.evaluation.scoring import (
@@ -363,7 +364,7 @@ def test_score_on_no_queries_and_empty_rankings():
     assert empty.shape == (0, 3)
 
 
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(st.lists(st.lists(st.integers(0, 3), min_size=0, max_size=8), min_size=1, max_size=6),
        st.integers(1, 10))
 def test_score_batch_equals_rows_one_at_a_time(rows, k):
@@ -561,7 +562,7 @@ def test_rbp_resid_alias_is_zero_without_unjudged_documents():
     assert table.loc["q3"].tolist() == [0.0, 1.0]  # missing from the run (-c)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=sweep(40), deadline=None)
 @given(st.lists(st.integers(-1, 2), min_size=1, max_size=12), st.integers(1, 6))
 def test_judged_only_spec_equals_evaluating_judged_only(grades, k):
     """``judged_only=True`` on one spec (ir_measures' parameter) equals trec_eval's -J for

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit import Rankings
@@ -567,7 +568,7 @@ class TestErrors:
 
 
 class TestProperties:
-    @settings(max_examples=100)
+    @settings(max_examples=sweep(100))
     @given(rows=label_rows, k=ks, gain=st.sampled_from(["linear", "exp", {1: 3, 2: 1, 4: 10}]))
     def test_ndcg_range_and_dcg_below_idcg(self, rows, k, gain):
         scores = ndcg(rows, k=k, gain=gain)
@@ -575,7 +576,7 @@ class TestProperties:
         assert np.all(dcg(rows, k=k, gain=gain) <= idcg(rows, k=k, gain=gain) * (1 + 1e-12) + 1e-12)
         assert np.all(cumulative_gain(rows, k=k, gain=gain) >= 0)
 
-    @settings(max_examples=100)
+    @settings(max_examples=sweep(100))
     @given(rows=st.one_of(label_rows, real_rows), k=ks, gain=st.sampled_from(["linear", "exp"]))
     def test_perfect_ordering_scores_one(self, rows, k, gain):
         perfect = [sorted(row, reverse=True) for row in rows]
@@ -583,7 +584,7 @@ class TestProperties:
         np.testing.assert_allclose(ndcg(perfect, k=k, gain=gain), want, atol=1e-12)
         np.testing.assert_allclose(dcg(perfect, k=k, gain=gain), idcg(rows, k=k, gain=gain), atol=1e-9)
 
-    @settings(max_examples=60)
+    @settings(max_examples=sweep(60))
     @given(rows=label_rows, k=ks, p=st.floats(0.05, 0.95))
     def test_batch_equals_per_row(self, rows, k, p):
         calls = [
@@ -603,7 +604,7 @@ class TestProperties:
             single = [fn(row, **kwargs) for row in rows]
             np.testing.assert_allclose(batch, single, atol=1e-12, err_msg=fn.__name__)
 
-    @settings(max_examples=100)
+    @settings(max_examples=sweep(100))
     @given(rows=label_rows, k=ks, p=st.floats(0.05, 1.0))
     def test_err_range_and_reference(self, rows, k, p):
         scores = err(rows, k=k, p=p, max_grade=4)
@@ -611,14 +612,14 @@ class TestProperties:
         want = [err_reference(row[:k], p=p, max_grade=4) if row else 0.0 for row in rows]
         np.testing.assert_allclose(scores, want, atol=1e-12)
 
-    @settings(max_examples=100)
+    @settings(max_examples=sweep(100))
     @given(rows=label_rows, k=ks, gain=st.sampled_from(["linear", "exp"]))
     def test_dcg_matches_written_out_formula(self, rows, k, gain):
         g = (lambda x: x) if gain == "linear" else (lambda x: 2.0**x - 1)
         want = [dcg_reference(row, k, g) for row in rows]
         np.testing.assert_allclose(dcg(rows, k=k, gain=gain), want, atol=1e-9)
 
-    @settings(max_examples=100)
+    @settings(max_examples=sweep(100))
     @given(row=st.lists(st.integers(0, 4), min_size=2, max_size=10), data=st.data())
     def test_moving_a_better_document_up_never_hurts(self, row, data):
         i = data.draw(st.integers(0, len(row) - 2))
@@ -632,7 +633,7 @@ class TestProperties:
         assert rbp(better, max_grade=4) >= rbp(row, max_grade=4) - 1e-12
         assert err(better, max_grade=4) >= err(row, max_grade=4) - 1e-12
 
-    @settings(max_examples=100)
+    @settings(max_examples=sweep(100))
     @given(data=trec_data(), p=st.floats(0.05, 0.95), k=ks)
     def test_rbp_bounds_with_unjudged(self, data, p, k):
         r = trec_rankings(*data)
@@ -652,13 +653,13 @@ class TestProperties:
         np.testing.assert_allclose(trec, np.where(some, residual, 0.0), atol=0)
         assert np.all(low + trec <= 1 + 1e-12)
 
-    @settings(max_examples=60)
+    @settings(max_examples=sweep(60))
     @given(rows=st.lists(st.lists(st.integers(0, 1), max_size=12), min_size=1, max_size=5),
            p=st.floats(0.05, 0.95), k=ks)
     def test_rbp_query_scale_is_binary_rbp_on_binary_labels(self, rows, p, k):
         np.testing.assert_allclose(rbp(rows, p=p, k=k, max_grade="query"), rbp(rows, p=p, k=k), atol=1e-15)
 
-    @settings(max_examples=60)
+    @settings(max_examples=sweep(60))
     @given(rows=label_rows, p=st.floats(0.05, 0.95), k=ks)
     def test_rbp_query_scale_is_max_grade_of_each_row(self, rows, p, k):
         want = [rbp(row, p=p, k=k, max_grade=max(max(row, default=0), 1)) for row in rows]
@@ -670,7 +671,7 @@ class TestProperties:
 
 @pytest.mark.skipif(ndcg_score is None, reason="scikit-learn not installed")
 class TestScikitLearn:
-    @settings(max_examples=100)
+    @settings(max_examples=sweep(100))
     @given(
         rows=st.lists(
             st.lists(st.one_of(st.integers(0, 4), st.sampled_from([0.3, 0.7])), min_size=2, max_size=12),
@@ -686,7 +687,7 @@ class TestScikitLearn:
             theirs = ndcg_score([row], [scores], k=k)
             assert ours[q] == pytest.approx(theirs, abs=1e-12)
 
-    @settings(max_examples=60)
+    @settings(max_examples=sweep(60))
     @given(
         data=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=10),
         k=st.one_of(st.none(), st.integers(1, 12)),
@@ -760,12 +761,12 @@ class TestPytrecEval:
         assert r.labels[0].tolist() == [1.0, 0.0, 2.0]
         self.check(qrels, run)
 
-    @settings(max_examples=100)
+    @settings(max_examples=sweep(100))
     @given(data=trec_data())
     def test_random_linear(self, data):
         self.check(*data)
 
-    @settings(max_examples=50)
+    @settings(max_examples=sweep(50))
     @given(data=trec_data(), gain=st.sampled_from([{1: 5, 2: 2, 3: 7}, {0: 1, 2: 4}, {3: 1}]))
     def test_random_gain_mapping(self, data, gain):
         # trec_eval's gain parameters equal relabelling the qrels with the gains
@@ -894,7 +895,7 @@ def test_jk_discount_by_hand():
 
 
 @given(labels=st.lists(st.integers(0, 4), min_size=1, max_size=30), k=st.one_of(st.none(), st.integers(1, 35)))
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_jk_with_base_2_is_log2_shifted_by_one_rank(labels, k):
     """w_jk(1) = 1 and w_jk(i) = 1 / log2(i) = w_log2(i - 1): the first gain is undiscounted
     and every later one moves up one step of the log2 discount -- nothing else differs."""
@@ -954,7 +955,7 @@ def test_log_discount_in_base_10_by_hand():
 
 @given(labels=st.lists(st.integers(0, 4), min_size=1, max_size=40), k=st.one_of(st.none(), st.integers(1, 45)),
        base=st.sampled_from([1.5, 2.0, math.e, 3.0, 10.0, 100.0]))
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_log_discount_bit_for_bit_and_ndcg_free_of_the_base(labels, k, base):
     assert dcg(labels, k=k, base=base) == log_base_reference(labels, base, k)
     # every weight is the log2 weight times ln(b) / ln(2): DCG scales, nDCG does not move

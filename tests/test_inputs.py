@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.io import COLUMN_NAMES
@@ -262,7 +263,7 @@ ids = st.sampled_from(["1", "2", "10", "a", "b", "ü"])
 docs = st.sampled_from([f"d{i}" for i in range(8)])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=sweep(40), deadline=None)
 @given(st.dictionaries(st.tuples(ids, docs), st.integers(0, 3), min_size=1, max_size=20),
        st.dictionaries(st.tuples(ids, docs), st.floats(-5, 5, allow_nan=False, width=32), min_size=1, max_size=20))
 def test_every_shape_equals_the_frame(qrels_dict, run_dict):

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 from rankkit import evaluate, rank, read_qrels, read_run
 
@@ -265,7 +266,7 @@ class TestBadInput:
         with pytest.raises(ValueError, match="document 'c' is retrieved twice for query 'q1'"):
             read_run(twice)
 
-    @settings(max_examples=50)
+    @settings(max_examples=sweep(50))
     @given(st.lists(st.tuples(st.sampled_from(["1", "2", "10", "q"]),
                               st.sampled_from(["a", "b", "doc-id-longer-than-8"])),
                     min_size=1, max_size=12))
@@ -332,7 +333,7 @@ ids = st.text(alphabet="abcXYZ019-_.é", min_size=1, max_size=12)
 values = st.integers(-1, 3)
 
 
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(st.dictionaries(ids, st.dictionaries(ids, values, min_size=1, max_size=6), min_size=1, max_size=5))
 def test_file_dict_and_frame_paths_agree(tmp_path_factory, qrels):
     tmp = tmp_path_factory.mktemp("io")
@@ -532,7 +533,7 @@ class TestMistakesSaidWithWhatToDo:
                 evaluate(qrels, path, ["AP"])
 
 
-@settings(max_examples=40)
+@settings(max_examples=sweep(40))
 @given(lines=st.lists(st.tuples(st.sampled_from(["q1", "q2", "10"]), st.text("abcXYZ-_", min_size=1, max_size=40),
                                 st.integers(-5, 99)), min_size=1, max_size=30),
        size=st.integers(1, 120), bom=st.booleans(), last_newline=st.booleans(), noise=st.booleans())

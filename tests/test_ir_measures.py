@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.names import IR_MEASURES
@@ -65,7 +66,7 @@ queries = st.sampled_from(["1", "2", "3", "10"])
 docs = st.sampled_from([f"d{i}" for i in range(15)])
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=sweep(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.tuples(queries, docs), st.integers(0, 3), min_size=1, max_size=40),
        st.dictionaries(st.tuples(queries, docs), st.integers(0, 10**6), min_size=1, max_size=40))
 def test_every_ir_measures_name_equals_ir_measures(qrels_dict, run_dict):

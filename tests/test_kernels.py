@@ -10,6 +10,7 @@ that no metric is chosen by its name outside its record.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from rankkit.names import REGISTRY
 PACKAGE = Path(rk.__file__).resolve().parent
 
 
+@functools.cache
 def _functions() -> dict[str, set[str]]:
     """Function name (without leading underscores) -> the modules defining one of that name."""
     homes: dict[str, set[str]] = {}

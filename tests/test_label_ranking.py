@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 from rankkit.metrics.binary import average_precision
 from rankkit.metrics.label_ranking import lrap, lrap_score
@@ -51,7 +52,7 @@ def test_lrap_ragged_rows_each_on_their_own_labels():
 
 @given(rows=st.lists(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1000)), min_size=2, max_size=10,
                               unique_by=lambda t: t[1]), min_size=1, max_size=4))
-@settings(max_examples=50)
+@settings(max_examples=sweep(50))
 def test_lrap_with_distinct_scores_is_ap_over_the_retrieved_relevant(rows):
     for row in rows:
         labels, scores = [a for a, _ in row], [b for _, b in row]
@@ -61,7 +62,7 @@ def test_lrap_with_distinct_scores_is_ap_over_the_retrieved_relevant(rows):
 
 
 @given(labels=st.lists(st.integers(0, 3), min_size=1, max_size=12), data=st.data(), rel=st.sampled_from([1, 2]))
-@settings(max_examples=80)
+@settings(max_examples=sweep(80))
 def test_lrap_is_the_definition(labels, data, rel):
     scores = data.draw(st.lists(st.integers(0, 3), min_size=len(labels), max_size=len(labels)))
     assert lrap(labels, scores, rel=rel) == pytest.approx(lrap_written_out(labels, scores, rel), abs=1e-14)
@@ -107,7 +108,7 @@ def test_lrap_fixed_against_sklearn():
 
 
 @given(rows=st.integers(1, 5), width=st.integers(1, 8), data=st.data())
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 def test_lrap_matches_sklearn_label_ranking_average_precision_score(rows, width, data):
     from sklearn.metrics import label_ranking_average_precision_score
 

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import mean_absolute_error, mean_squared_error, ndcg_score, roc_auc_score
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.evaluation import ScoreTable, evaluate_scores
@@ -71,7 +72,7 @@ def _check_ndcg_against_sklearn(labels, scores, query, k):
         assert abs(table[spec][i] - expected) <= 1e-12, (q, table[spec][i], expected)
 
 
-@settings(max_examples=150)
+@settings(max_examples=sweep(150))
 @given(data=tied_queries(), k=st.sampled_from([None, 1, 3, 5]))
 def test_ndcg_with_ties_equals_sklearn_ndcg_score_per_query(data, k):
     _check_ndcg_against_sklearn(*data, k)
@@ -619,7 +620,7 @@ def test_tied_labels_that_are_not_small_whole_numbers_are_ordered_as_by_hand(tie
                 assert table[spec][q] == expected[spec].iloc[0], (levels, q, spec)
 
 
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 @given(data=tied_queries(), rel=st.sampled_from([1, 2, 3]))
 def test_auc_with_tied_scores_equals_pairwise_auc_of_each_query_to_the_bit(data, rel):
     labels, scores, query = data
@@ -637,7 +638,7 @@ def _each_query(labels, scores, query, table):
         yield i, labels[rows], scores[rows]
 
 
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(data=tied_queries(), weights=st.sampled_from(list(pairwise.GAUC_WEIGHTS)))
 def test_gauc_and_pnr_with_tied_scores_equal_pairwise_on_each_query_to_the_bit(data, weights):
     labels, scores, query = data

@@ -24,6 +24,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit
 import rankkit.io.trec_format
@@ -422,7 +423,7 @@ class TestNumbers:
                 assert df.relevance.dtype == np.float64 and df.relevance.tolist() == [0.5, 1.0]
         assert read_qrels(io.BytesIO(b"q1 0 d1 1.0\nq1 0 d2 -1\n")).relevance.dtype == np.int64
 
-    @settings(max_examples=150, deadline=None)
+    @settings(max_examples=sweep(150), deadline=None)
     @given(st.text(alphabet="0123456789+-.eE_xX ia\u0663", min_size=1, max_size=8).filter(lambda s: s.strip() == s))
     def test_every_path_takes_the_same_numbers(self, tmp_path_factory, text):
         tmp = tmp_path_factory.mktemp("numbers")
@@ -697,7 +698,7 @@ def unique_pairs(data: bytes, kind: str) -> bool:
     return True
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=sweep(300), deadline=None)
 @given(st.data())
 def test_every_path_reads_every_file_like_the_reference(tmp_path_factory, data):
     kind = data.draw(st.sampled_from(["qrels", "run"]))
@@ -705,7 +706,7 @@ def test_every_path_reads_every_file_like_the_reference(tmp_path_factory, data):
     check_all_paths(tmp_path_factory.mktemp("any"), text, kind)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=sweep(200), deadline=None)
 @given(st.text(alphabet="ab \n\x00", max_size=200), st.lists(st.integers(1, 40), min_size=1, max_size=20),
        st.integers(1, 60))
 def test_line_blocks_are_the_bytes_in_whole_lines(text, cuts, size):

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
+from sweeps import sweep
 
 from rankkit.power import t_power
 from rankkit.stats import (
@@ -52,7 +53,7 @@ def test_fixed_effect_sizes_equal_statsmodels_rounded_up(effect, want):
 
 
 @pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.ConvergenceWarning")
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=sweep(100), deadline=None)
 @given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=2, max_size=60),
        st.floats(0.03, 3.0), st.floats(0.001, 0.2), st.floats(0.5, 0.99))
 def test_queries_needed_equals_statsmodels_ttestpower(values, effect, alpha, power):

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 from rankkit.evaluation.scoring import aggregate, evaluate
 
@@ -84,19 +85,19 @@ def _assert_agree(qrels, run, measures, relevance_level=1, **kwargs):
             assert abs(row[spec] - theirs[str(qid)][name]) < 1e-9, (qid, name, row[spec], theirs[str(qid)][name])
 
 
-@settings(max_examples=80)
+@settings(max_examples=sweep(80))
 @given(qrels_strategy, run_strategy)
 def test_random_runs_agree_with_pytrec_eval(qrels, run):
     _assert_agree(qrels, run, {**{m: m for m in MEASURES}, **IPREC})
 
 
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(qrels_strategy, run_strategy)
 def test_every_shared_measure_agrees_with_pytrec_eval(qrels, run):
     _assert_agree(qrels, run, {**{m: m for m in MORE_MEASURES}, **ELEVEN_POINT})
 
 
-@settings(max_examples=40)
+@settings(max_examples=sweep(40))
 @given(qrels_strategy, run_strategy)
 def test_geometric_means_agree_with_pytrec_eval(qrels, run):
     """trec_eval 9 stores log(max(AP, 1e-5)) per query for gm_map (10 prints none); the
@@ -142,7 +143,7 @@ def test_trec_eval_9_and_10_differences():
         assert list(evaluate(qrels, run, ["P_5"]).index) == ["q"]
 
 
-@settings(max_examples=40)
+@settings(max_examples=sweep(40))
 @given(qrels_strategy, run_strategy)
 def test_relevance_level_2_agrees_with_pytrec_eval(qrels, run):
     measures = ["P_5", "recall_10", "map", "recip_rank", "Rprec", "bpref", "num_rel", "num_rel_ret", "ndcg"]

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit.io
 import rankkit.io.keys
@@ -207,7 +208,7 @@ scores = st.sampled_from([0.0, 0.5, 1.0, 1.5, -2.0, 3.25])  # few values: many t
 labels = st.integers(-1, 3)
 
 
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 @given(
     st.dictionaries(query_ids, st.dictionaries(doc_ids, labels, max_size=8), max_size=4),
     st.dictionaries(query_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=10), max_size=4),
@@ -221,7 +222,7 @@ def test_matches_reference(qrels, run, ties, depth, judged_only):
     assert_matches(r, qrels, run, ties, depth, judged_only)
 
 
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(
     st.dictionaries(query_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=10), min_size=1, max_size=4),
 )
@@ -242,7 +243,7 @@ def test_average_tie_groups_are_the_equal_scores(run):
         assert not np.isin(ids[i], other).any()
 
 
-@settings(max_examples=40)
+@settings(max_examples=sweep(40))
 @given(
     st.dictionaries(query_ids, st.dictionaries(doc_ids, st.integers(0, 2), min_size=1, max_size=8),
                     min_size=1, max_size=4),
@@ -310,7 +311,7 @@ def test_blocked_lookup_matches_reference(monkeypatch):
     assert_matches(rank(qrels, run), qrels, run)
 
 
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(
     st.dictionaries(query_ids, st.dictionaries(doc_ids, labels, min_size=1, max_size=8), max_size=4),
     st.dictionaries(query_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=10), min_size=1, max_size=4),
@@ -364,7 +365,7 @@ def test_judged_only_keeps_order_tie_groups_and_queries():
         rank(qrels, run, judged_only="yes")
 
 
-@settings(max_examples=80)
+@settings(max_examples=sweep(80))
 @given(st.lists(st.tuples(st.integers(0, 5), st.one_of(st.integers(0, 4), st.sampled_from([0.5, 2.25, 40.0, 1e6]))),
                 max_size=60))
 def test_ideal_grades_by_query_descending(pairs):
@@ -375,7 +376,7 @@ def test_ideal_grades_by_query_descending(pairs):
     assert rankkit.join._by_query_descending(codes, grades, 6).tolist() == want
 
 
-@settings(max_examples=80)
+@settings(max_examples=sweep(80))
 @given(st.lists(st.lists(scores, min_size=1, max_size=30), min_size=1, max_size=8), st.booleans(), st.randoms())
 def test_order_run_by_query_then_score(blocks, shuffled, rnd):
     # three paths: blocks already in rank order, blocks sorted one by one (as rows of a

@@ -15,6 +15,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
+from sweeps import sweep
 
 import rankkit
 from rankkit.io.keys import trec_order
@@ -842,7 +843,7 @@ def test_wide_layout():
 
 # --------------------------------------------------------------------------- what pyterrier users pick
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=sweep(60), deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=12),
        st.sampled_from(["holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hommel",
                         "fdr_bh", "fdr_by"]))

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.cli import main
@@ -80,7 +81,7 @@ def has_common(qrels, lines):
     return any(q in qrels for q, *_ in lines)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=sweep(60), deadline=None)
 @given(data=runs(), shuffle=st.booleans(), size=st.sampled_from([1, 40, 200, 10_000]),
        queries=st.sampled_from(["run", "qrels"]), seed=st.integers(0, 2**16), ahead=st.booleans())
 def test_streaming_equals_in_memory(tmp_path_factory, data, shuffle, size, queries, seed, ahead):
@@ -105,7 +106,7 @@ def test_streaming_equals_in_memory(tmp_path_factory, data, shuffle, size, queri
     assert got_warnings == want_warnings
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=sweep(40), deadline=None)
 @given(data=runs(), shuffle=st.booleans(), size=st.sampled_from([1, 60, 10_000]),
        complete=st.booleans(), judged_only=st.booleans(), depth=st.sampled_from([None, 3]))
 def test_trec_eval_lines_are_the_same_in_blocks(tmp_path_factory, data, shuffle, size, complete, judged_only, depth):

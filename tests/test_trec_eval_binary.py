@@ -22,6 +22,7 @@ import warnings
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 from rankkit.cli import main
 
@@ -69,7 +70,7 @@ def files(draw):
     return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=sweep(40), deadline=None)
 @given(files(), st.sampled_from(FLAGS), st.booleans())
 def test_same_bytes_as_trec_eval(tmp_path_factory, data, flags, per_query):
     folder = written(tmp_path_factory.mktemp("te"), data)
@@ -99,7 +100,7 @@ ZMEASURES = ["map", "gm_map", "gm_bpref", "P_5", "num_ret", "num_rel", "num_rel_
              "Rprec", "set_F", "utility", "recip_rank", "runid", "num_q"]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=sweep(25), deadline=None)
 @given(files(), st.sampled_from(ZFLAGS), st.booleans(),
        st.lists(st.tuples(st.sampled_from(QUERIES), st.sampled_from(ZMEASURES),
                           st.sampled_from([0.0, 0.5, -2.25, 1.0, 3.0]), st.sampled_from([0.0, 0.25, 1.0, 2.0])),

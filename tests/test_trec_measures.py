@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.evaluation.scoring import aggregate, geometric_mean, score
@@ -64,7 +65,7 @@ def test_yaap_by_hand():
     assert yaap([1, 1, 0]) == pytest.approx(math.log(3))  # all at the top: log(1 + R)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=sweep(200), deadline=None)
 @given(st.lists(st.lists(st.integers(0, 3), max_size=12), min_size=1, max_size=6), st.integers(0, 3),
        st.sampled_from([1, 2]))
 def test_yaap_equals_the_loop_of_m_yaap_c(rows, unretrieved, rel):

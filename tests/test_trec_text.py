@@ -10,6 +10,7 @@ import math
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 from rankkit.names import parse_metric
 from rankkit.trec_eval import _lines, _per_query_text
@@ -28,7 +29,7 @@ def printf(name: str, qid: str, value, kind: str) -> str:
     return "%-22s\t%s\t%s\n" % (name, qid, text)  # noqa: UP031
 
 
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(data=st.data(), n=st.integers(0, 12))
 def test_per_query_lines_are_printf_line_by_line(data, n):
     ids = data.draw(st.lists(st.text("abc123_", min_size=1, max_size=6), min_size=n, max_size=n, unique=True))

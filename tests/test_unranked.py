@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import mean_absolute_error, mean_squared_error
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.metrics.unranked import mae, mse
@@ -70,7 +71,7 @@ def test_matches_sklearn_fixed():
     assert np.allclose(mae(y_true, y_pred), [mean_absolute_error(t, p) for t, p in zip(y_true, y_pred)], rtol=1e-13)
 
 
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 @given(data=paired())
 def test_matches_sklearn(data):
     y_true, y_pred = data
@@ -82,7 +83,7 @@ def test_matches_sklearn(data):
     assert mae(y_true, y_pred) <= math.sqrt(mse(y_true, y_pred)) * (1 + 1e-12) + 1e-12
 
 
-@settings(max_examples=50)
+@settings(max_examples=sweep(50))
 @given(rows=st.lists(paired(max_size=10), min_size=1, max_size=6))
 def test_ragged_batch_equals_per_row(rows):
     y_true, y_pred = [r[0] for r in rows], [r[1] for r in rows]
@@ -90,7 +91,7 @@ def test_ragged_batch_equals_per_row(rows):
         assert np.allclose(f(y_true, y_pred), [f(t, p) for t, p in rows], rtol=1e-14, atol=0)
 
 
-@settings(max_examples=50)
+@settings(max_examples=sweep(50))
 @given(n=st.integers(1, 5), length=st.integers(1, 8), data=st.data())
 def test_2d_batch_equals_per_row(n, length, data):
     y_true = np.array(data.draw(st.lists(finite, min_size=n * length, max_size=n * length))).reshape(n, length)
