@@ -14,12 +14,17 @@ accepts) and works on all queries at once. Conventions are parameters:
   or ``"trec_eval"`` (0 when nothing retrieved is unjudged: trec_eval 10's ``rbp_resid``).
 - Ties ``"average"``: when a :class:`~rankkit.Rankings` carries tie groups, CG, DCG, nDCG
   and RBP report their exact expected value over all orders of each tied group; ERR,
-  which is not linear in the per-rank labels, refuses them.
+  which is not linear in the per-rank labels, refuses a group of two documents or more.
+- Array libraries: CG, DCG, IDCG, nDCG, RBP and ERR are kernels over the array namespace
+  of the labels (:mod:`rankkit.ops.primitives`): on NumPy the one order of operations of
+  :mod:`rankkit.ops.numerics`, on another array-API library (array-api-strict, JAX,
+  PyTorch) its own operations, the data staying in that library, dtype and device. The
+  other functions here take NumPy arrays.
 
 References
 ----------
 The docstrings reproduce numbers (never text) from articles cited by short names in
-italics and listed with title, author and address in :mod:`rankkit.sources`:
+italics and listed with title, author and address in :mod:`rankkit.teaching.sources`:
 (*the guide to ranking metrics*,
 *abs_zero's article*, *Wang Shusen's slides*, *the NDCG article*).
 
@@ -44,16 +49,17 @@ from .._validation import (
     check_probability,
     check_rel,
 )
-from ..ops.numerics import (
-    discounts,
+from ..ops.numerics import discounts, jk_discounts, log2, log2_ranks, log_ranks, powers
+from ..ops.primitives import (
+    as_float,
+    columns,
+    constant,
+    cumulative_product,
     exp2,
-    jk_discounts,
-    log2,
-    log2_ranks,
-    log_ranks,
-    powers,
+    namespace,
     rank_product,
     rank_sum,
+    ratio,
     weighted_rank_sum,
 )
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
@@ -75,12 +81,23 @@ __all__ = [
 # --------------------------------------------------------------------------- helpers
 
 
+def _largest(values, axis: int | None = None):
+    """``values.max(axis=axis, initial=0.0)`` on any array library: the largest entry (of
+    each row with ``axis=1``), 0.0 where there is none (the standard's ``max`` refuses an
+    empty reduction)."""
+    xp = namespace(values)
+    if 0 in values.shape:  # nothing to compare: an empty sum is 0 in the right shape and dtype
+        return xp.sum(values, axis=axis)
+    top = xp.max(values, axis=axis)
+    return xp.where(top > 0, top, xp.zeros_like(top))
+
+
 def _linear(labels: np.ndarray) -> np.ndarray:
     return labels
 
 
 def _exp(labels: np.ndarray) -> np.ndarray:
-    _check_exp_range(labels.max(initial=0.0), "gain='exp'")
+    _check_exp_range(_largest(labels), "gain='exp'")
     return exp2(labels) - 1.0
 
 
@@ -115,8 +132,13 @@ def _gain_function(gain: GainLike, name: str = "gain") -> GainFunction:
     def mapped(labels: np.ndarray) -> np.ndarray:
         if not keys.size:
             return labels
-        idx = np.minimum(np.searchsorted(keys, labels), keys.size - 1)
-        return np.where(keys[idx] == labels, values[idx], labels)
+        xp = namespace(labels)
+        table, gains = constant(keys, labels), constant(values, labels)
+        flat = xp.reshape(labels, (-1,))  # the standard's searchsorted and take are 1-D
+        idx = xp.searchsorted(table, flat)
+        idx = xp.minimum(idx, xp.full_like(idx, keys.size - 1))
+        out = xp.where(xp.take(table, idx) == flat, xp.take(gains, idx), flat)
+        return xp.reshape(out, labels.shape)
 
     mapped.monotone = False  # type: ignore[attr-defined]
     return mapped
@@ -127,13 +149,20 @@ def _span(r: Rankings, k: int | None) -> int | None:
     return None if r.ties is not None else k
 
 
+def _top(values: np.ndarray, k: int | None) -> np.ndarray:
+    """The first k columns; all of them for ``k=None`` or a k beyond the depth (the array
+    API standard leaves a slice that ends past the array unspecified)."""
+    return values if k is None or k >= values.shape[1] else values[:, :k]
+
+
 def _ranked_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
     """Gain at each rank (0 for unjudged documents and padding), tie-averaged, cut at k."""
     span = _span(r, k)
-    gains = g(r.labels[:, :span])
+    gains = g(_top(r.labels, span))
     if g(np.zeros(1))[0] != 0:  # a mapping giving label 0 a gain: unjudged ranks keep 0
-        gains = np.where(r.judged[:, :span], gains, 0.0)
-    return r.expected(gains)[:, :k]
+        xp = namespace(gains)
+        gains = xp.where(_top(r.judged, span), gains, xp.zeros_like(gains))
+    return _top(r.expected(gains), k)
 
 
 def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
@@ -144,14 +173,17 @@ def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
     (trec_eval's ``m_ndcg.c``; this matters only for mappings with negative gains).
     """
     monotone = getattr(g, "monotone", False)
-    ideal = r.ideal[:, :k] if monotone else r.ideal
+    ideal = _top(r.ideal, k) if monotone else r.ideal
     gains = g(ideal)
+    xp = namespace(gains)
     if not monotone or g(np.zeros(1))[0] != 0:  # zero padding must keep gain 0
-        judged = np.arange(ideal.shape[1]) < r.n_judged[:, None]
-        gains = np.where(judged, gains, 0.0)
+        judged = columns(ideal) < r.n_judged[:, None]
+        gains = xp.where(judged, gains, xp.zeros_like(gains))
     if not monotone:
-        gains = -np.sort(-np.maximum(gains, 0.0), axis=1)
-    return gains[:, :k]
+        # descending as -sort(-x), with NumPy's default (unstable) sort: the order in which
+        # 0.0 and -0.0 come out, and with it the sign of an all-zero IDCG, stays NumPy's
+        gains = -xp.sort(-xp.maximum(gains, xp.zeros_like(gains)), axis=1, stable=False)
+    return _top(gains, k)
 
 
 def _discount_function(discount: str, base) -> DiscountFunction:
@@ -189,8 +221,9 @@ def _dcg(gains: np.ndarray, discount: DiscountFunction = discounts) -> np.ndarra
 def _check_max_grade(max_grade, labels: np.ndarray, allowed: str = "a positive number or None") -> float:
     """A finite number > 0 that no label exceeds."""
     check_max_grade(max_grade, allowed)
-    if labels.size and labels.max() > max_grade:
-        raise ValueError(f"labels must be <= max_grade={max_grade!r}, got {float(labels.max())!r}")
+    top = _largest(labels)
+    if top > max_grade:
+        raise ValueError(f"labels must be <= max_grade={max_grade!r}, got {float(top)!r}")
     return float(max_grade)
 
 
@@ -205,8 +238,9 @@ def _query_scale(r: Rankings) -> np.ndarray:
     labels unchanged otherwise, and reproduces trec_eval's printed test outputs.
     ``labels`` is included for a hand-built Rankings whose ``ideal`` omits a retrieved label.
     """
-    top = np.maximum(r.ideal.max(axis=1, initial=0.0), r.labels.max(axis=1, initial=0.0))
-    return np.where(top > 1.0, top, 1.0)
+    xp = namespace(r.labels)
+    top = xp.maximum(_largest(r.ideal, axis=1), _largest(r.labels, axis=1))
+    return xp.where(top > 1.0, top, xp.ones_like(top))
 
 
 # --------------------------------------------------------------------------- gain family
@@ -461,7 +495,8 @@ def ndcg(
     w = _discount_function(discount, base)
     actual = _dcg(_ranked_gains(r, g, k), w)
     best = _dcg(_ideal_gains(r, g, k), w)
-    return r.result(np.divide(actual, best, out=np.full_like(actual, no_relevant), where=best > 0))
+    xp = namespace(actual)
+    return r.result(xp.where(best > 0, ratio(actual, best), xp.full_like(actual, no_relevant)))
 
 
 # --------------------------------------------------------------------------- user models
@@ -538,7 +573,7 @@ def rbp(
     rel = check_rel(rel)
     span = _span(r, k)
     if max_grade is None:
-        values = (r.labels[:, :span] >= rel).astype(np.float64)
+        values = as_float(_top(r.labels, span) >= rel, r.labels)
     else:
         if isinstance(max_grade, str) and max_grade == "query":
             scale = _query_scale(r)[:, None]
@@ -546,8 +581,8 @@ def rbp(
             scale = _check_max_grade(max_grade, r.labels, "a positive number, 'query' or None")
         if rel != 1:
             raise ValueError(f"rel applies to binary RBP only; got rel={rel!r} with max_grade={max_grade!r}")
-        values = r.labels[:, :span] / scale
-    values = r.expected(values)[:, :k]
+        values = _top(r.labels, span) / scale
+    values = _top(r.expected(values), k)
     # trec_eval's order: the sum of r_i * p**(i-1) in rank order, then times (1 - p)
     return r.result((1.0 - p) * weighted_rank_sum(values, powers(p, values.shape[1])))
 
@@ -694,8 +729,9 @@ def err(
     Raises
     ------
     ValueError
-        If the rankings carry tie groups (``ties="average"``): ERR is not linear in the
-        per-rank labels, so averaging labels would not give its expectation.
+        If the rankings carry a tie group of two documents or more (``ties="average"``
+        on tied scores): ERR is not linear in the per-rank labels, so averaging labels
+        would not give its expectation.
 
     Examples
     --------
@@ -709,28 +745,34 @@ def err(
     r = as_rankings(rankings)
     k = check_k(k)
     p = check_probability(p, "p")
-    if r.ties is not None:
+    if r.ties is not None and _tied(r.ties):
         raise ValueError(
             "err does not support ties='average' (ERR is not linear in the labels); "
             "rank with ties='docno', 'optimistic' or 'pessimistic'"
         )
     if max_grade is None:
-        top = max(r.ideal.max(initial=0.0), r.labels.max(initial=0.0))
+        top = namespace(r.labels).maximum(_largest(r.ideal), _largest(r.labels))
     else:
         top = _check_max_grade(max_grade, r.labels)
     _check_exp_range(top, "ERR")
-    labels = r.labels[:, :k]
+    labels = _top(r.labels, k)
     ranks = np.arange(1, labels.shape[1] + 1, dtype=np.float64)
-    weights = powers(p, labels.shape[1]) / ranks
-    # R_i, then R_i * prod_{j<i} (1 - R_j) (the chance to stop at i); in place, as the
-    # matrices can be large
+    weights = powers(p, labels.shape[1]) / ranks  # a table, moved to the labels' device by the sum
+    # R_i, then R_i * prod_{j<i} (1 - R_j) (the chance to stop at i); in place where the
+    # library allows it (NumPy, array-api-strict), as the matrices can be large
     stop = exp2(labels)
     stop -= 1.0
-    stop /= exp2(np.float64(top))
-    reach = np.subtract(1.0, stop[:, :-1])
-    np.cumprod(reach, axis=1, out=reach)
-    np.multiply(stop[:, 1:], reach, out=stop[:, 1:])
+    stop /= exp2(as_float(top, labels))
+    stop *= cumulative_product(1.0 - stop)[:, :-1]  # rank 1 times 1.0: unchanged
     return r.result(weighted_rank_sum(stop, weights))
+
+
+def _tied(ties: np.ndarray) -> bool:
+    """Whether some tie group holds two ranks or more (``Rankings.ties``: a group is a run of
+    equal ids along a row, so two neighbours share an id)."""
+    if ties.shape[1] < 2:  # the slices below would be out of bounds for the standard
+        return False
+    return bool(namespace(ties).any(ties[:, 1:] == ties[:, :-1]))
 
 
 # --------------------------------------------------------------------------- gains after others (trec_eval)
