@@ -11,7 +11,7 @@ The package is layered, each layer importing only those below it::
     dask              runs beyond one machine
     stats, trec_eval  comparing systems; trec_eval's output, byte for byte
     power             how many queries an experiment needs (through stats)
-    explore, plot/    notebook explorers; figures
+    plot/             figures
     evaluation/       evaluate, score, rank, aggregate; settings checked once; runs read in blocks;
                       evaluate_scores (a model's labels, scores, query ids; any array library)
     names/            one record per metric: its function, names, typed parameters
@@ -19,15 +19,19 @@ The package is layered, each layer importing only those below it::
     metrics/          the metric families, on Rankings
     report            tables of a comparison (Markdown, LaTeX, text, styled)
     rankings          the data model
+    ops/              the operations every metric is written with (one order of summation)
     io/, _validation  reading judgments and runs; argument checks
 
+Beside the layers, ``rankkit.teaching`` holds what the lessons use (the notebooks'
+explorers, the articles they reproduce); it imports the engine, never the other way round.
+
 Every public name below is imported on first use, so ``import rankkit`` costs a few
-milliseconds and the command line loads only what a command needs.
+milliseconds and the command line loads only what a command needs; it changes nothing
+else in the interpreter (no import hook).
 """
 
 from __future__ import annotations
 
-from . import _moved
 from ._lazy import attach
 
 __version__ = "0.1.0"
@@ -58,8 +62,8 @@ _PUBLIC: dict[str, str] = {
 }
 
 #: Submodules reachable as attributes (``rankkit.plot``) without importing them first.
-_SUBMODULES = frozenset({"cli", "dask", "evaluation", "explore", "io", "join", "metrics", "names", "plot", "power",
-                         "rankings", "report", "sources", "stats", "trec_eval"})
+_SUBMODULES = frozenset({"cli", "dask", "evaluation", "io", "join", "metrics", "names", "plot", "power", "rankings",
+                         "report", "stats", "trec_eval"})
 
 __all__ = [
     "Rankings", "as_rankings", "rank",
@@ -73,8 +77,4 @@ __all__ = [
     "read_qrels", "read_run", "evaluate", "evaluate_scores", "aggregate", "score", "parse_metric", "compare",
 ]
 
-
-# Module paths of 0.1 (``rankkit.binary``) stay reachable as attributes too, with their warning.
-__getattr__, __dir__ = attach(__name__, _PUBLIC, _SUBMODULES, hidden={p.rpartition(".")[2] for p in _moved.MOVED})
-
-_moved.install()
+__getattr__, __dir__ = attach(__name__, _PUBLIC, _SUBMODULES)

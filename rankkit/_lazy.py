@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterable
 
 
-def attach(package: str, names: dict[str, str], submodules: Iterable[str] = (), hidden: Iterable[str] = ()
+def attach(package: str, names: dict[str, str], submodules: Iterable[str] = ()
            ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of a package whose names load on first use.
 
@@ -20,16 +20,13 @@ def attach(package: str, names: dict[str, str], submodules: Iterable[str] = (), 
         Public name -> the module defining it, relative to the package (``".readers"``).
     submodules : iterable of str
         Submodules reachable as attributes without importing them first (``rankkit.plot``).
-    hidden : iterable of str
-        Submodules reachable the same way but left out of ``dir()`` (old paths that warn).
 
     Returns
     -------
     (__getattr__, __dir__)
         A name, once resolved, is stored in the package so later lookups are plain.
     """
-    reachable = frozenset(submodules) | frozenset(hidden)
-    listed = frozenset(submodules)
+    reachable = frozenset(submodules)
 
     def __getattr__(name: str):
         if name in names:
@@ -42,6 +39,6 @@ def attach(package: str, names: dict[str, str], submodules: Iterable[str] = (), 
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(vars(sys.modules[package])) | set(names) | listed)
+        return sorted(set(vars(sys.modules[package])) | set(names) | reachable)
 
     return __getattr__, __dir__

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
-from . import __version__
+from . import __version__, process
 from .evaluation.memory import parse_memory
-from .evaluation.settings import TIE_POLICIES
+from .evaluation.settings import TIE_POLICIES, Settings
 from .io.keys import query_index
 from .names import NICKNAMES, metric_help, parse_metric
 from .trec_eval import evaluate_like_trec_eval, read_zscores, trec_eval_text, trec_lines, trec_measures
@@ -277,75 +277,39 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
         warnings.warn(f"-l {args.level:g} is not an integer; rankkit uses it (label >= {args.level:g} is "
                       f"relevant), trec_eval would use {int(args.level)}", UserWarning, stacklevel=2)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    if args.format == "trec" and args.Zscore is None and not progress and _without_frames(args, columns, out):
+    settings = Settings(ties=args.ties, queries="qrels" if args.judged_queries else "run", depth=args.depth,
+                        rel=args.level, judged_only=args.judged_only, n_docs=args.n_docs, memory=args.memory,
+                        progress=progress, memory_in_use=process.memory_in_use if process.owned() else None)
+    if args.format == "trec" and args.Zscore is None and not progress and _without_frames(args, columns, settings,
+                                                                                          out):
         return
-    show_pandas()  # the frames' path (pandas hidden by the entry point only)
+    process.restart_with_pandas()  # the route on arrays did not apply: afresh, with pandas
     zscores = read_zscores(args.Zscore) if args.Zscore is not None else None
     run = sys.stdin.buffer if args.run == "-" else args.run
-    table, summary = evaluate_like_trec_eval(
-        args.qrels, run, columns,
-        complete=args.judged_queries, rel=args.level, depth=args.depth,
-        judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties, memory=args.memory,
-        progress=progress, zscores=zscores,
-    )
+    table, summary = evaluate_like_trec_eval(args.qrels, run, columns, zscores=zscores, settings=settings)
     _write(table, summary, args, out)
 
 
-def _without_frames(args: argparse.Namespace, columns: dict, out: TextIO) -> bool:
+def _without_frames(args: argparse.Namespace, columns: dict, settings: Settings, out: TextIO) -> bool:
     """trec_eval's lines of two TREC files computed on arrays (:func:`rankkit.trec_eval.trec_eval_text`),
     written to ``out`` with their warnings; False, with nothing written or warned, where
-    that path does not apply (it says so with ``Unsupported`` before reading anything). Any
-    other error is the command's: raised, never retried along another route."""
+    that path does not apply (it says so with ``Unsupported``). Any other error is the
+    command's: raised, never retried along another route. In the command's own process,
+    pandas stays unimported meanwhile (:func:`rankkit.process.hide_pandas`)."""
     from .evaluation.frameless import Unsupported
 
+    process.hide_pandas()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            text = trec_eval_text(
-                args.qrels, args.run, columns, complete=args.judged_queries, rel=args.level, depth=args.depth,
-                judged_only=args.judged_only, n_docs=args.n_docs, ties=args.ties, memory=args.memory,
-                per_query=args.per_query, summary_lines=not args.no_summary,
-            )
+            text = trec_eval_text(args.qrels, args.run, columns, per_query=args.per_query,
+                                  summary_lines=not args.no_summary, settings=settings)
     except Unsupported:
         return False
     for warning in caught:
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     out.write(text)
     return True
-
-
-class _NoPandas:
-    """A finder on ``sys.meta_path`` that says pandas is not installed. pyarrow imports
-    pandas on its first conversion of a NumPy array when it can; the command's evaluation
-    on arrays needs none of it. Installed by the console entry point alone
-    (:func:`hide_pandas`), for one process that ends with the command; removed, and pyarrow
-    told to look again, before the frames' path (:func:`show_pandas`)."""
-
-    def find_spec(self, name: str, path=None, target=None):
-        if name == "pandas" or name.startswith("pandas."):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
-def hide_pandas() -> None:
-    """Keep pyarrow (and anything else) from importing pandas until :func:`show_pandas`;
-    nothing if pandas is imported already. For the entry point only, never in a process
-    that goes on after the command (an interpreter, a notebook, a test)."""
-    if "pandas" not in sys.modules and not any(isinstance(f, _NoPandas) for f in sys.meta_path):
-        sys.meta_path.insert(0, _NoPandas())
-
-
-def show_pandas() -> None:
-    """Undo :func:`hide_pandas`: pandas importable again, and pyarrow, which noted it
-    missing, looks for it again (its ``pd`` does: a failed import is retried)."""
-    hidden = [f for f in sys.meta_path if isinstance(f, _NoPandas)]
-    if not hidden:
-        return
-    for finder in hidden:
-        sys.meta_path.remove(finder)
-    lib = sys.modules.get("pyarrow.lib")
-    if lib is not None:
-        lib._pandas_api.pd  # noqa: B018 - the property imports pandas into pyarrow's shim
 
 
 def _run_names(paths: Sequence[str]) -> list[str]:

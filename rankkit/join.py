@@ -14,7 +14,7 @@ this order (trec_eval does the same work in ``form_res_rels.c``):
 6. :func:`_ideal` - every judged label of each query, descending: R and the ideal DCG.
 
 The judgments' side of steps 3 and 6 depends on the judgments alone; it is prepared once
-(:class:`_Judgments`) and reused while the same judgments are evaluated again (the runs of a
+(:class:`Judgments`) and reused while the same judgments are evaluated again (the runs of a
 ``compare``, a sweep). Which of a run's rows have a judgment depends on its ids, not its
 scores: the judgments also remember the last run's query rows and matches, so the next run
 with the same id columns (a sweep: ``run.assign(score=...)``) is only ordered again.
@@ -51,7 +51,7 @@ from .rankings import Rankings
 if TYPE_CHECKING:  # frames come from the caller: the join itself never imports pandas
     import pandas as pd
 
-__all__ = ["rank_frames", "rank_arrays", "Matched", "TIES", "outside_rankkit"]
+__all__ = ["rank_frames", "rank_arrays", "Judgments", "Matched", "TIES", "outside_rankkit"]
 
 #: The orders of documents with equal scores (see :func:`rankkit.rank`).
 TIES = ("docno", "optimistic", "pessimistic", "average")
@@ -73,7 +73,7 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, settings: Any = None, *,
     once for the whole run (:meth:`Matched.warn`)."""
     if settings is not None:
         ties, depth, judged_only = settings.ties, settings.depth, settings.judged_only
-    qrels_ids, judgments = _Judgments.of(qrels)
+    qrels_ids, judgments = Judgments.of(qrels)
     run_name, in_run, codes = run.attrs.get("name"), run.query_id.cat.categories.tolist(), run.query_id.cat.codes
     columns = [arrow_ids(run.doc_id), run.score.to_numpy(dtype=np.float64)]
     del run  # a frame read here (from a path) frees its query and score columns
@@ -81,11 +81,11 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, settings: Any = None, *,
                        judged_only=judged_only, matched=matched, index=query_index)
 
 
-def rank_arrays(qrels_ids: pa.ChunkedArray, judgments: _Judgments, in_run: list, codes: np.ndarray,
+def rank_arrays(qrels_ids: pa.ChunkedArray, judgments: Judgments, in_run: list, codes: np.ndarray,
                 columns: list, run_name: str | None, *, ties: str, depth: int | None, judged_only: bool,
                 matched: Matched | None = None, index: Any = None) -> Rankings:
     """:func:`rank_frames` on columns: the judgments (their document ids and
-    :class:`_Judgments`), the run's distinct query ids (``in_run``), each line's position
+    :class:`Judgments`), the run's distinct query ids (``in_run``), each line's position
     among them (``codes``), its document ids and scores (``columns``, a list the join
     empties: it frees each once used) and its tag. The options come checked. ``index``
     turns the list of query ids into the Rankings' ``query_ids`` (default: an object
@@ -192,7 +192,7 @@ def outside_rankkit() -> int:
 
 
 def _unmatched_example(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
-                       judgments: _Judgments, judged_rows: np.ndarray) -> tuple[str, str, str] | None:
+                       judgments: Judgments, judged_rows: np.ndarray) -> tuple[str, str, str] | None:
     """The first query (trec_eval's order) the run shares with the judgments, the run's
     first document of it and a judged document of it (one equal to it but for case, if
     there is one); None when they share no query."""
@@ -225,7 +225,7 @@ class _QueryRows(NamedTuple):
     judged_rows: np.ndarray
 
 
-def _query_rows(in_run: list, codes: np.ndarray, judgments: _Judgments) -> tuple[list, np.ndarray, np.ndarray]:
+def _query_rows(in_run: list, codes: np.ndarray, judgments: Judgments) -> tuple[list, np.ndarray, np.ndarray]:
     """``(ids, run_rows, judged_rows)`` for a run's distinct query ids (``in_run``) and the
     position among them of each line's query (``codes``): the queries of the run or the
     judgments, sorted as trec_eval sorts them (by bytes); the row of each run line's query;
@@ -441,17 +441,19 @@ def _lookup(ordered: _Ordered, run_key: np.ndarray, code_of: np.ndarray, index: 
     return np.concatenate(hits), np.concatenate(matches)
 
 
-class _Judgments:
+class Judgments:
     """The judgments' side of the join, prepared once: query ids (``names``, sorted by
     bytes), per judgment its query code, label and document key, and, built when first
-    needed, the lookup :class:`_Index` and the ideal rankings.
+    needed, the lookup :class:`_Index` and the ideal rankings. :func:`rank_arrays` takes
+    one: :meth:`of` prepares a frame's judgments, and a caller that holds them as arrays
+    (the command's path without frames) calls the constructor.
 
     :meth:`of` returns the last prepared judgments again when given the same judgments
     (the same Arrow array of document ids, equal query codes and labels): the runs of a
     ``compare`` or a sweep share one preparation. It is forgotten with that array.
     """
 
-    _last: tuple[weakref.ref, _Judgments] | None = None
+    _last: tuple[weakref.ref, Judgments] | None = None
 
     def __init__(self, names: list, codes: np.ndarray, grades: np.ndarray, ids: pa.ChunkedArray,
                  keys: tuple[np.ndarray, int] | None = None):
@@ -467,7 +469,7 @@ class _Judgments:
         self.matches: _Matches | None = None
 
     @classmethod
-    def of(cls, qrels: pd.DataFrame) -> tuple[pa.ChunkedArray, _Judgments]:
+    def of(cls, qrels: pd.DataFrame) -> tuple[pa.ChunkedArray, Judgments]:
         """The document ids of a frame :func:`rankkit.read_qrels` returned, and its
         prepared judgments."""
         ids = arrow_ids(qrels.doc_id)
@@ -517,6 +519,9 @@ class _Judgments:
         return self._ideal
 
 
+# The old name, for rankkit.evaluation.frameless until it imports Judgments (then delete this line).
+
+
 def _by_query_descending(codes: np.ndarray, grades: np.ndarray, n: int) -> np.ndarray:
     """``grades`` (>= 0) ordered by query code (< ``n``), then descending.
 
@@ -540,7 +545,7 @@ def _forget_matches(judgments: weakref.ref, matches: weakref.ref) -> None:
 
 
 def _match_judgments(ordered: _Ordered, query_ids: list, run_rows: np.ndarray, run_ids: pa.ChunkedArray,
-                     qrels_ids: pa.ChunkedArray, judgments: _Judgments,
+                     qrels_ids: pa.ChunkedArray, judgments: Judgments,
                      judged_rows: np.ndarray, release: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(rows, grade, exact_keys)``: the positions of the ordered run that have a judgment
     (ascending), the label of each (below 0: "pooled but not judged"), and the run's
@@ -561,7 +566,7 @@ def _match_judgments(ordered: _Ordered, query_ids: list, run_rows: np.ndarray, r
 
 
 class _Matches:
-    """The matches of one run's rows, remembered by its judgments (:class:`_Judgments`) for
+    """The matches of one run's rows, remembered by its judgments (:class:`Judgments`) for
     the next run with the same document ids (the same Arrow array), the same query ids in
     the same rows: the input rows that have a judgment, ascending by position in that
     run's order, and the judgment row of each. Forgotten with the document ids."""
@@ -588,7 +593,7 @@ class _Matches:
         return rows, match_at[rows]
 
 
-def _match(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray, judgments: _Judgments,
+def _match(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray, judgments: Judgments,
            judged_rows: np.ndarray, release: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """:func:`_match_judgments` done: ``(rows, matched, exact_keys)``, ``matched`` the
     judgment row of each of ``rows``; Arrow's freed memory goes back to the system if
@@ -616,7 +621,7 @@ def _match(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArr
 
 
 def _lookup_exact(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,
-                  judgments: _Judgments, code_of: np.ndarray):
+                  judgments: Judgments, code_of: np.ndarray):
     """:func:`_lookup` on exact codes of the ids (pyarrow's ``dictionary_encode`` of both
     columns together): slower, and free of hash collisions."""
     docs = pa.chunked_array([c.cast(pa.large_string()) for c in run_ids.chunks + qrels_ids.chunks],
@@ -727,7 +732,7 @@ def _tie_groups(q_sorted, counts, start, width) -> np.ndarray:
 
 # --------------------------------------------------------------------------- 6. ideal
 
-def _ideal(judgments: _Judgments, judged_rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _ideal(judgments: Judgments, judged_rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``(ideal, n_judged)`` with one row per query (rows ``judged_rows`` from the judgments,
     the others empty): every judged label (>= 0), descending, zero-padded."""
     by_code, counts = judgments.ideal()

@@ -44,8 +44,8 @@ from .evaluation.settings import Settings
 from .io.keys import arrow_ids
 from .io.trec_format import NUMBER, id_text, os_error
 from .join import outside_rankkit
-from .metrics._interpolation import recall_cut
 from .metrics.binary import STANDARD_RECALL_LEVELS
+from .metrics.interpolation import recall_cut
 from .names import (
     NICKNAMES,
     TREC_FAMILIES,
@@ -121,20 +121,25 @@ def evaluate_like_trec_eval(
     memory: int | str | None = None,
     progress: bool = False,
     zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
+    settings: Settings | None = None,
 ) -> tuple[pd.DataFrame, pd.Series]:
     """Per-query values and the ``all`` line, as trec_eval computes them.
 
     ``complete`` is trec_eval's ``-c``; ``rel`` ``-l``, ``depth`` ``-M``, ``judged_only``
     ``-J``, ``n_docs`` ``-N``; ``zscores`` (:func:`read_zscores`) ``-Z``. A TREC run file is
     read block by block within ``memory``, with a progress bar if ``progress`` (see
-    :func:`rankkit.evaluate`). Returns the per-query table (one row per scored query,
-    in trec_eval's order) and the ``all`` values (a Series; strings for runid).
+    :func:`rankkit.evaluate`). ``settings`` (a :class:`~rankkit.evaluation.settings.Settings`),
+    when given, holds every option instead (``complete`` is ``queries="qrels"``). Returns
+    the per-query table (one row per scored query, in trec_eval's order) and the ``all``
+    values (a Series; strings for runid).
     """
     from .evaluation.scoring import aggregate, per_query_table  # frames: pandas on first use
     from .io.readers import read_qrels
 
-    settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
-                        judged_only=judged_only, n_docs=n_docs, memory=memory, progress=progress)
+    if settings is None:
+        settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
+                            judged_only=judged_only, n_docs=n_docs, memory=memory, progress=progress)
+    complete = settings.queries == "qrels"
     qrels = read_qrels(qrels)
     named = _judged_bogus_docno(qrels) if complete else {}
     table, unscored = per_query_table(qrels, run, lambda r, s: _trec_table(r, columns, s, named), settings,
@@ -410,17 +415,20 @@ def _per_query_text(ids: list, columns: dict[str, Any], infos: dict[str, MetricI
 def trec_eval_text(qrels: str | os.PathLike, run: str | os.PathLike, columns: dict[str, Metric], *,
                    complete: bool = False, rel: float | None = None, depth: int | None = None,
                    judged_only: bool = False, n_docs: int | None = None, ties: str = "docno",
-                   memory: int | str | None = None, per_query: bool = False, summary_lines: bool = True) -> str:
+                   memory: int | str | None = None, per_query: bool = False, summary_lines: bool = True,
+                   settings: Settings | None = None) -> str:
     """trec_eval's output for two TREC files (paths), as :func:`evaluate_like_trec_eval` and
     :func:`trec_lines` give it, without frames: what ``rankkit evaluate`` prints. Raises
     :class:`rankkit.evaluation.frameless.Unsupported` where that path does not apply (then
-    nothing was printed, nor warned)."""
+    nothing was printed, nor warned). ``settings``, when given, holds every option instead."""
     from .evaluation.frameless import FileJudgments, Unsupported, per_query_values, takes
 
     if not (takes(qrels) and takes(run)):
         raise Unsupported("not two TREC files")
-    settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
-                        judged_only=judged_only, n_docs=n_docs, memory=memory)
+    if settings is None:
+        settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
+                            judged_only=judged_only, n_docs=n_docs, memory=memory)
+    complete = settings.queries == "qrels"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         judgments = FileJudgments(qrels)

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from sweeps import sweep
 
 from rankkit import Rankings, as_rankings
-from rankkit.metrics._interpolation import recall_cut
 from rankkit.metrics.binary import (  # noqa: I001
     STANDARD_RECALL_LEVELS,
     average_precision,
@@ -35,6 +34,7 @@ from rankkit.metrics.binary import (  # noqa: I001
     reciprocal_rank,
     success,
 )
+from rankkit.metrics.interpolation import recall_cut
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

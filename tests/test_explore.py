@@ -1,4 +1,4 @@
-"""Tests of rankkit.explore: the numbers by independent formulas, the static figure's data,
+"""Tests of rankkit.teaching.explore: the numbers by independent formulas, the static figure's data,
 and the widget callbacks called directly (when ipywidgets is installed)."""
 
 import math
@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from rankkit import explore
+from rankkit.teaching import explore
 
 LABELS = [3, 0, 2, 1, 0, 1]
 
@@ -31,10 +31,18 @@ def dcg_by_hand(labels, k=None):
 
 
 def test_importing_explore_needs_neither_ipywidgets_nor_pyplot():
-    code = ("import sys, rankkit.explore; "
+    code = ("import sys, rankkit.teaching.explore; "
             "print(sorted(m for m in ('ipywidgets', 'matplotlib.pyplot') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_explorers_are_reached_through_the_teaching_package():
+    import rankkit
+    import rankkit.teaching
+
+    assert rankkit.teaching.explore is explore and "explore" in dir(rankkit.teaching)
+    assert not hasattr(rankkit, "explore")  # the engine names no module of the lessons
 
 
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.8, 0.95])
@@ -261,9 +269,9 @@ def test_executed_notebook_has_one_output_per_explorer(tmp_path, monkeypatch):
     import os
     from pathlib import Path
 
-    root = str(Path(explore.__file__).resolve().parents[1])   # the kernel imports this rankkit
+    root = str(Path(explore.__file__).resolve().parents[2])   # the kernel imports this rankkit
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    cells = ["%matplotlib inline\nfrom rankkit import explore",
+    cells = ["%matplotlib inline\nfrom rankkit.teaching import explore",
              "ex = explore.rbp_err([3, 0, 2, 1], p=0.5);",
              "ex = explore.cutoffs([1, 0, 1, 0], k=2);",
              "ex = explore.reorder([0, 2, 1])",
@@ -289,7 +297,7 @@ def test_widget_callbacks_update_the_numbers_and_the_picture():
     assert ex._image.value != before
 
     shown = []
-    import rankkit.explore as module
+    import rankkit.teaching.explore as module
 
     original = module._display
     module._display = shown.append

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sweep
 
 import rankkit as rk
 import rankkit.io.checks
@@ -56,7 +57,7 @@ def joined_by_rank(qrels: pd.DataFrame, run: pd.DataFrame) -> set[tuple[str, str
     return out
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=sweep(40), deadline=None)
 @given(st.lists(st.tuples(QUERIES, IDS, st.integers(-1, 3)), max_size=25, unique_by=lambda t: t[:2]),
        st.lists(st.tuples(QUERIES, IDS, st.integers(0, 4)), min_size=1, max_size=25, unique_by=lambda t: t[:2]))
 def test_join_equals_pyarrow_hash_join(qrels_rows, run_rows):
@@ -67,7 +68,7 @@ def test_join_equals_pyarrow_hash_join(qrels_rows, run_rows):
     assert joined_by_rank(qrels, run) == arrow_reference(qrels, run)
 
 
-@settings(max_examples=80)
+@settings(max_examples=sweep(80))
 @given(st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30),
                 min_size=1, max_size=40))
 def test_string_keys_equal_iff_strings_equal(strings):
@@ -82,7 +83,7 @@ def test_string_keys_equal_iff_strings_equal(strings):
     assert len(set(keys.values())) == len(keys)  # no collision among distinct strings (64-bit keys)
 
 
-@settings(max_examples=80)
+@settings(max_examples=sweep(80))
 @given(st.lists(st.text(alphabet="ab", min_size=56, max_size=200), min_size=1, max_size=30),
        st.lists(st.text(alphabet="xyz", max_size=12), max_size=5))
 def test_long_string_keys_equal_iff_strings_equal(long, short):
@@ -177,7 +178,7 @@ def fresh_copy(frame: pd.DataFrame) -> pd.DataFrame:
         {c: frame[c].dtype for c in frame.columns})
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=sweep(40), deadline=None)
 @given(st.lists(st.tuples(QUERIES, IDS, st.integers(-1, 3)), max_size=25, unique_by=lambda t: t[:2]),
        st.lists(st.tuples(QUERIES, IDS), min_size=1, max_size=25, unique=True),
        st.lists(st.lists(st.integers(0, 3), min_size=25, max_size=25), min_size=2, max_size=4),
@@ -209,7 +210,7 @@ def test_matches_are_not_reused_for_other_queries_and_are_forgotten_with_the_ids
     # The same document ids under other queries: the rows differ, so they are looked up again.
     moved = run.assign(query_id=pd.Categorical(["q2", "q1", "q1"], categories=["q1", "q2"]))
     assert rk.rank(qrels, moved).labels.tolist() == [[1.0, 0.0], [1.0, 0.0]]  # q1: b, c; q2: a
-    prepared = join._Judgments.of(qrels)[1]
+    prepared = join.Judgments.of(qrels)[1]
     assert prepared.matches is not None
     del run, moved
     gc.collect()
@@ -248,7 +249,7 @@ def test_remembered_matches_keep_no_judgments_alive():
     for label in range(3):  # three judgments frames, one run that outlives them
         qrels = rk.read_qrels({"q": {"x": label}})
         rk.rank(qrels, run)
-        prepared.append(weakref.ref(join._Judgments.of(qrels)[1]))
+        prepared.append(weakref.ref(join.Judgments.of(qrels)[1]))
         del qrels
     gc.collect()
     assert [p() for p in prepared] == [None, None, None]
@@ -262,7 +263,7 @@ def test_a_categorical_of_other_types_is_not_taken_for_the_one_seen():
     assert rk.read_run(other).query_id.tolist() == ["1.0", "z"]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=sweep(80), deadline=None)
 @given(st.lists(st.lists(st.integers(0, 60), min_size=1, max_size=40), min_size=1, max_size=8), st.randoms())
 def test_block_wise_duplicate_check_finds_the_queries_with_a_shared_key(blocks, random):
     # rankkit.io.checks._suspect_queries, against a set per query: each inner list is one query's

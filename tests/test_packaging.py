@@ -24,7 +24,7 @@ def _floors() -> dict[str, tuple[int, ...]]:
     return {name.lower(): _version(v) for name, v in found}
 
 
-#: Extras whose floor the oldest environment also pins (rankkit.explore's widgets, rankkit.dask),
+#: Extras whose floor the oldest environment also pins (rankkit.teaching.explore's widgets, rankkit.dask),
 #: and the companion packages that floor release requires (pinned in both files, no floor of ours).
 PINNED_EXTRAS = {"ipywidgets", "dask", "distributed"}
 WIDGET_COMPANIONS = {"widgetsnbextension", "jupyterlab-widgets"}

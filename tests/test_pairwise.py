@@ -10,11 +10,12 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
+from sweeps import sweep
 
 import rankkit as rk
 from rankkit.metrics import pairwise as pw
-from rankkit.ops import pairs as counting
 from rankkit.metrics.pairwise import PairCounts, auc, inversions, kendall_distance, kendall_tau, pair_counts, pnr
+from rankkit.ops import pairs as counting
 
 # --------------------------------------------------------------------------- brute force oracles
 
@@ -282,7 +283,7 @@ def test_auc_matches_sklearn_fixed_with_ties():
 
 
 @pytest.mark.parametrize("kernel", [counting.pair_stats_merge, counting.pair_stats_broadcast])
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(data=ragged(max_len=40))
 def test_pair_kernels_match_brute_force(kernel, data):
     a_rows, b_rows = data
@@ -307,7 +308,7 @@ def test_pair_kernel_chunks(monkeypatch):
     assert np.array_equal(counting.pair_stats_merge(a, b, lengths), whole)
 
 
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(x=st.lists(st.lists(st.integers(-2, 2).map(float), max_size=70), min_size=1, max_size=4))
 def test_strict_inversions_match_brute_force(x):
     width = max(len(row) for row in x)
@@ -319,7 +320,7 @@ def test_strict_inversions_match_brute_force(x):
 # --------------------------------------------------------------------------- public functions vs peers
 
 
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 @given(labels=grades)
 def test_pair_counts_inversions_pnr_match_brute_force(labels):
     c, d, t = brute_label_pairs(labels)
@@ -336,7 +337,7 @@ def test_pair_counts_inversions_pnr_match_brute_force(labels):
             assert math.isnan(got)
 
 
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 @given(data=paired(min_size=2))
 def test_kendall_tau_matches_scipy(data):
     a, b = data
@@ -349,7 +350,7 @@ def test_kendall_tau_matches_scipy(data):
         assert -1.0 <= got <= 1.0
 
 
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 @given(data=paired(elements=st.integers(0, 3).map(float), min_size=2))
 def test_kendall_tau_variant_a_by_hand(data):
     a, b = data
@@ -363,7 +364,7 @@ def test_kendall_tau_variant_a_by_hand(data):
         assert abs(got) <= abs(kendall_tau(a, b)) + 1e-12  # ties only shrink tau-a
 
 
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 @given(data=paired())
 def test_kendall_distance_matches_brute_force(data):
     a, b = data
@@ -375,7 +376,7 @@ def test_kendall_distance_matches_brute_force(data):
         assert kendall_distance(a, b, normalize=True) == pytest.approx(d / n0)
 
 
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 @given(a=st.lists(values, min_size=2, max_size=40))
 def test_kendall_tau_of_a_vector_with_itself_is_one(a):
     if len(set(a)) > 1:
@@ -385,7 +386,7 @@ def test_kendall_tau_of_a_vector_with_itself_is_one(a):
         assert kendall_tau(a, [-v for v in a]) == -1.0
 
 
-@settings(max_examples=100)
+@settings(max_examples=sweep(100))
 @given(data=paired(elements=st.integers(0, 3).map(float), min_size=1), rel=st.sampled_from([1, 2, 0.5]))
 def test_auc_matches_sklearn(data, rel):
     labels, raw = data
@@ -403,7 +404,7 @@ def test_auc_matches_sklearn(data, rel):
 # --------------------------------------------------------------------------- batch == per row
 
 
-@settings(max_examples=40)
+@settings(max_examples=sweep(40))
 @given(data=batches())
 def test_batch_equals_per_row(data):
     a, b = data
@@ -425,7 +426,7 @@ def test_batch_equals_per_row(data):
         assert np.array_equal(batch, rows, equal_nan=True)
 
 
-@settings(max_examples=40)
+@settings(max_examples=sweep(40))
 @given(data=ragged())
 def test_ragged_equals_per_row(data):
     a, b = data
@@ -550,7 +551,7 @@ def test_pnr_scores_errors():
     data=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6)), min_size=0, max_size=40),
     ties=st.sampled_from(["concordant", "ignore"]),
 )
-@settings(max_examples=200)
+@settings(max_examples=sweep(200))
 def test_pnr_with_scores_matches_brute_force(data, ties):
     labels = [float(label) for label, _ in data]
     scores = [score / 6 for _, score in data]  # few distinct scores: many ties
@@ -592,7 +593,7 @@ def test_auc_pnr_and_pair_counts_of_rankings_with_tie_groups_count_tied_pairs_ha
     assert auc(broken)[0] == auc([0, 2, 0, 1, 1])
 
 
-@settings(max_examples=80)
+@settings(max_examples=sweep(80))
 @given(rows=st.lists(st.lists(st.integers(0, 7), min_size=17, max_size=40), min_size=1, max_size=4))
 def test_pair_counts_of_few_label_values_match_brute_force(rows):
     counts = pair_counts(rows)
@@ -614,7 +615,7 @@ def test_gauc_by_hand_and_its_weights():
     assert math.isnan(pw.gauc(labels, scores, weights=[0.0, 0.0, 1.0, 1.0]))
 
 
-@settings(max_examples=60)
+@settings(max_examples=sweep(60))
 @given(data=st.lists(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 4)), min_size=1, max_size=8),
                      min_size=1, max_size=5))
 def test_gauc_is_the_weighted_mean_of_sklearn_roc_auc_score(data):

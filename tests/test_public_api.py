@@ -58,15 +58,14 @@ def test_import_rankkit_is_lazy_yet_every_public_name_resolves():
         rk.precison  # noqa: B018
 
 
-@pytest.mark.parametrize("old, new", [("rankkit.binary", "rankkit.metrics.binary"), ("rankkit.specs", "rankkit.names"),
-                                      ("rankkit.trec", "rankkit.trec_eval"),
-                                      ("rankkit.stream", "rankkit.evaluation.stream")])
-def test_moved_module_paths_work_one_release_with_a_warning_at_the_callers_line(old, new):
-    import importlib
+def test_import_rankkit_installs_no_import_hook():
+    """``import rankkit`` adds no finder or path hook: old module paths are not redirected."""
     import subprocess
 
-    code = (f"import warnings\nwarnings.simplefilter('always')\nimport {old} as m, {new} as n\n"
-            "assert m is n\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert f"{old} moved to {new}" in out.stderr and "<string>:3: FutureWarning" in out.stderr, out.stderr
-    assert importlib.import_module(new).__name__ == new
+    code = ("import sys\n"
+            "before = list(sys.meta_path), list(sys.path_hooks)\n"
+            "import rankkit\n"
+            "assert (list(sys.meta_path), list(sys.path_hooks)) == before, sys.meta_path\n"
+            "try:\n    import rankkit.binary\nexcept ModuleNotFoundError:\n    pass\n"
+            "else:\n    raise AssertionError('rankkit.binary is importable')\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -11,6 +11,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -24,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 QRELS, RUN = ROOT / "data" / "example.qrels", ROOT / "data" / "example.run"
 
 # The process runs the console entry point (rankkit.__main__.run) and, as it exits, writes
-# the pandas and scipy modules it loaded to stderr (its last line).
+# the pandas and scipy modules it loaded to stderr (its last line); a command that starts
+# afresh with pandas (rankkit.process.restart_with_pandas) runs this script again.
 ENTRY = """
 import os, sys
 from rankkit import __main__ as entry
@@ -36,7 +38,11 @@ def report(status):
     sys.stderr.flush()
     real_exit(status)
 
+def restart(executable, argv):  # the command starting afresh (with pandas): this script again
+    real_execv(executable, [executable, __file__, *argv[3:]])
+
 real_exit, os._exit = os._exit, report
+real_execv, os.execv = os.execv, restart
 sys.argv = ["rankkit", *sys.argv[1:]]
 try:
     entry.run()
@@ -48,7 +54,11 @@ except SystemExit as exc:  # under coverage the entry point exits the usual way
 def entry_point(*args: str) -> tuple[str, str, list[str], int]:
     """stdout, stderr (without the report), the pandas and scipy modules loaded, exit status."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_", "COVERAGE"))}
-    done = subprocess.run([sys.executable, "-c", ENTRY, *args], capture_output=True, text=True, cwd=ROOT, env=env)
+    with tempfile.TemporaryDirectory() as folder:
+        script = Path(folder) / "entry.py"
+        script.write_text(ENTRY)
+        done = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, cwd=ROOT,
+                              env=env)
     *lines, last = done.stderr.splitlines(keepends=True)
     assert last.startswith("LOADED "), done.stderr
     return done.stdout, "".join(lines), ast.literal_eval(last[len("LOADED "):]), done.returncode

@@ -90,8 +90,8 @@ def test_streaming_equals_in_memory(tmp_path_factory, data, shuffle, size, queri
         np.random.default_rng(seed).shuffle(lines)
     path = tmp_path_factory.mktemp("run") / "run.txt"
     path.write_text(run_text(lines))
-    old, old_ahead = memory._MIN_BLOCK, stream._reads_ahead
-    memory._MIN_BLOCK, stream._reads_ahead = size, (lambda memory: ahead)  # tiny blocks, read ahead or not
+    old, old_ahead = memory._MIN_BLOCK, stream.reads_ahead
+    memory._MIN_BLOCK, stream.reads_ahead = size, (lambda budget: ahead)  # tiny blocks, read ahead or not
     try:
         if not has_common(qrels, lines):
             with pytest.raises(ValueError, match="no query in common"):
@@ -99,7 +99,7 @@ def test_streaming_equals_in_memory(tmp_path_factory, data, shuffle, size, queri
             return
         got, got_warnings = quiet(rk.evaluate, qrels, path, SPECS, queries=queries, memory=1)
     finally:
-        memory._MIN_BLOCK, stream._reads_ahead = old, old_ahead
+        memory._MIN_BLOCK, stream.reads_ahead = old, old_ahead
     want, want_warnings = in_memory(qrels, path, SPECS, queries=queries)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert got.attrs == want.attrs
@@ -317,26 +317,31 @@ def test_parse_memory():
         rk.evaluate(QRELS, {"q1": {"a": 1.0}}, ["P@5"], memory="5 parsecs")
 
 
-def test_block_size_follows_the_bound():
-    now = memory._resident()
-    assert now > 10 * 2**20
+def test_block_size_follows_the_budget():
     assert memory.block_size(1) == memory._MIN_BLOCK
-    assert memory.block_size(now + 600 * 2**20) == int(600 * 2**20 / memory._PEAK_PER_BYTE)
-    assert memory.block_size(now + 600 * 2**20, ahead=True) == int(
+    assert memory.block_size(600 * 2**20) == int(600 * 2**20 / memory._PEAK_PER_BYTE)
+    assert memory.block_size(600 * 2**20, ahead=True) == int(
         600 * 2**20 / (memory._PEAK_PER_BYTE + memory._AHEAD_PER_BYTE))
 
 
-def test_reads_ahead_only_where_the_bound_leaves_room_for_two_blocks(tmp_path, monkeypatch):
-    now = memory._resident()
-    assert stream._reads_ahead(None) and stream._reads_ahead(now + 2**30)
-    assert not stream._reads_ahead(now + 100 * 2**20)  # less than 16 MiB x 12
+def test_the_budget_is_the_bound_less_what_the_process_holds_when_the_command_says_so():
+    from rankkit.evaluation.settings import Settings
+
+    assert Settings(memory="600MiB").block_budget() == 600 * 2**20  # in a library call: the bound itself
+    held = Settings(memory="600MiB", memory_in_use=lambda: 100 * 2**20).block_budget()
+    assert held == 500 * 2**20
+
+
+def test_reads_ahead_only_where_the_budget_leaves_room_for_two_blocks(tmp_path, monkeypatch):
+    assert stream.reads_ahead(2**30)
+    assert not stream.reads_ahead(100 * 2**20)  # less than 16 MiB x 12
     used = []
-    monkeypatch.setattr(stream, "_read_ahead", lambda frames: used.append(1) or stream._boxed(frames))
+    monkeypatch.setattr(stream, "read_ahead", lambda frames: used.append(1) or stream.boxed(frames))
     path = tmp_path / "run.txt"
     path.write_text(run_text(GROUPED))
     quiet(rk.evaluate, QRELS, path, SPECS, memory=1)
     assert used == []
-    quiet(rk.evaluate, QRELS, path, SPECS, memory=memory._resident() + 2**30)
+    quiet(rk.evaluate, QRELS, path, SPECS, memory=2**30)
     assert used == [1]
 
 
@@ -386,7 +391,7 @@ def _reader_threads():
 def test_read_ahead_reads_one_frame_ahead_and_no_more():
     import time
     pulled = []
-    boxes = stream._read_ahead(_counted(5, pulled))
+    boxes = stream.read_ahead(_counted(5, pulled))
     seen = []
     for box in boxes:
         frame = box.pop()
@@ -401,7 +406,7 @@ def test_read_ahead_reads_one_frame_ahead_and_no_more():
 def test_read_ahead_raises_the_readers_error_after_the_frames_before_it():
     seen = []
     with pytest.raises(ValueError, match="bad line in block 2"):
-        for box in stream._read_ahead(_counted(5, [], fail_at=2)):
+        for box in stream.read_ahead(_counted(5, [], fail_at=2)):
             seen.append(box.pop().block[0])
     assert seen == [0, 1]
     assert not _reader_threads()
@@ -409,7 +414,7 @@ def test_read_ahead_raises_the_readers_error_after_the_frames_before_it():
 
 def test_read_ahead_stops_its_thread_when_the_caller_stops():
     pulled = []
-    boxes = stream._read_ahead(_counted(100, pulled))
+    boxes = stream.read_ahead(_counted(100, pulled))
     next(boxes)
     boxes.close()
     assert not _reader_threads()

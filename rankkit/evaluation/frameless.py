@@ -17,9 +17,7 @@ lines, say). The warnings are the frames' path's, in the same order.
 
 from __future__ import annotations
 
-import functools
 import os
-import sys
 from collections.abc import Callable
 from contextlib import closing
 from typing import Any
@@ -30,14 +28,14 @@ import pyarrow.compute as pc
 
 from ..io.checks import suspect_rows
 from ..io.keys import doc_keys, trec_order
-from ..io.run_blocks import _Hashes, whole_queries
+from ..io.run_blocks import Hashes, whole_queries
 from ..io.trec_format import blocks as trec_file_blocks
 from ..io.trec_format import opened
 from ..io.trec_format import parse as parse_trec_file
-from ..join import Matched, _Judgments, rank_arrays
+from ..join import Judgments, Matched, rank_arrays
 from ..rankings import Rankings
 from .arrays import unscored_queries
-from .memory import _boxed, _read_ahead, _reads_ahead, _resident, block_size
+from .memory import block_size, boxed, read_ahead, reads_ahead
 
 __all__ = ["Unsupported", "FileJudgments", "per_query_values", "takes"]
 
@@ -148,7 +146,7 @@ class FileJudgments:
         rows = np.flatnonzero(pc.equal(self.ids, doc_id).to_numpy(zero_copy_only=False))
         return {self.names[q]: float(g) for q, g in zip(self.codes[rows].tolist(), self.grades[rows].tolist())}
 
-    def of(self, positions: np.ndarray) -> tuple[pa.ChunkedArray, _Judgments]:
+    def of(self, positions: np.ndarray) -> tuple[pa.ChunkedArray, Judgments]:
         """The document ids and prepared judgments of the queries at ``positions`` (ascending)
         of :attr:`names`."""
         starts, ends = self._bounds[positions], self._bounds[positions + 1]
@@ -159,7 +157,7 @@ class FileJudgments:
         codes = np.repeat(np.arange(len(positions), dtype=np.int64), counts)
         names = [self.names[i] for i in positions.tolist()]
         keys, longest = doc_keys(self.ids)  # keyed once, for every block
-        return ids, _Judgments(names, codes, self.grades[rows], ids, keys=(keys[rows], longest))
+        return ids, Judgments(names, codes, self.grades[rows], ids, keys=(keys[rows], longest))
 
 
 def per_query_values(
@@ -172,16 +170,11 @@ def per_query_values(
     unjudged: list[str] = []
     matched = Matched()
     parts: list[tuple[list, dict]] = []
-    # What the allocators keep of the judgments' reading goes back to the system: the bound
-    # is measured on resident memory. They keep as much again while blocks come and go
-    # (the command's process keeps freed memory for reuse): the blocks are sized without it.
-    held = _resident()
-    _give_back_freed_memory()
-    kept = max(held - _resident(), 0)
-    ahead = _reads_ahead(settings.memory)
+    budget = settings.block_budget()  # sized now: the judgments are read
+    ahead = reads_ahead(budget)
     with opened(run) as inp:
-        blocks = _RunBlocks(inp, block_size(settings.memory - kept, ahead))
-        with closing(_read_ahead(iter(blocks)) if ahead else _boxed(iter(blocks))) as boxes:
+        blocks = _RunBlocks(inp, block_size(budget, ahead))
+        with closing(read_ahead(iter(blocks)) if ahead else boxed(iter(blocks))) as boxes:
             for box in boxes:
                 block = box.pop()
                 names, codes, columns = block[0], block[1], [block[2], block[3]]
@@ -217,30 +210,6 @@ def per_query_values(
     return ids, values, blocks.tag
 
 
-def _give_back_freed_memory() -> None:
-    """The memory Arrow's allocator and the C library's ``malloc`` (NumPy's) keep after
-    frees, given back to the system: the command's process keeps it for reuse (see
-    :func:`rankkit.__main__._reuse_freed_memory`), which the resident size the memory
-    bound is measured on would count as held."""
-    pa.default_memory_pool().release_unused()
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, None elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None).malloc_trim
-    except (ImportError, OSError, AttributeError):
-        return None
-
-
 def _flags(judged: list[str], seen: np.ndarray, unjudged: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every query of the run or the judgments in trec_eval's order (an object array), with
     whether each is in the run and in the judgments (:meth:`rankkit.evaluation.stream.Found.flags`)."""
@@ -267,7 +236,7 @@ class _RunBlocks:
                 yield query_ids, doc_ids, scores
 
     def __iter__(self):
-        done = _Hashes()
+        done = Hashes()
         for box in whole_queries(self._blocks()):
             query_ids, doc_ids, scores = box.pop()
             names, codes = _query_codes(query_ids)

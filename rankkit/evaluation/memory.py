@@ -1,22 +1,20 @@
 """The memory bound of an evaluation (``memory=``, ``--memory``): its parsing, the size of
 the blocks of a run file read within it (:func:`block_size`) and the reading of the next
-block by a thread while one is evaluated (:func:`_read_ahead`), where it leaves room.
+block by a thread while one is evaluated (:func:`read_ahead`), where it leaves room.
 Without frames: :mod:`rankkit.evaluation.stream` and the command line's evaluation without
 pandas both read run files this way."""
 
 from __future__ import annotations
 
-import os
 import queue
 import re
-import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-__all__ = ["DEFAULT_MEMORY", "parse_memory", "block_size"]
+__all__ = ["DEFAULT_MEMORY", "parse_memory", "block_size", "reads_ahead", "read_ahead", "boxed"]
 
 #: The default bound on peak memory (bytes) when a run file is evaluated: 480 MiB.
 DEFAULT_MEMORY = 480 * 2**20
@@ -53,7 +51,7 @@ def parse_memory(value: int | str | None) -> int:
 # the join's arrays and the padded matrices (~6), and what the allocators keep between
 # blocks; measured at 10 and 30 million lines (benchmarks/bench_large.py).
 _PEAK_PER_BYTE = 9
-# And the next block, parsed by a thread while this one is joined (:func:`_read_ahead`):
+# And the next block, parsed by a thread while this one is joined (:func:`read_ahead`):
 # its bytes, columns and document keys.
 _AHEAD_PER_BYTE = 3
 # A block is never smaller (the bound is then a wish): below it the cost per block
@@ -62,38 +60,23 @@ _AHEAD_PER_BYTE = 3
 _MIN_BLOCK = 16 << 20
 
 
-def block_size(memory: int, ahead: bool = False) -> int:
-    """Bytes of run lines per block under a ``memory`` bound: what the bound leaves above
-    the memory the process holds now (the interpreter, the judgments), divided by the peak
-    a byte of lines costs while it is evaluated (and, when ``ahead``, while the next block
-    is read meanwhile); at least 16 MiB (``_MIN_BLOCK``)."""
+def block_size(budget: int, ahead: bool = False) -> int:
+    """Bytes of run lines per block when the blocks may take ``budget`` bytes
+    (:meth:`~rankkit.evaluation.settings.Settings.block_budget`): the budget divided by the
+    peak a byte of lines costs while it is evaluated (and, when ``ahead``, while the next
+    block is read meanwhile); at least 16 MiB (``_MIN_BLOCK``)."""
     per_byte = _PEAK_PER_BYTE + (_AHEAD_PER_BYTE if ahead else 0)
-    return max(_MIN_BLOCK, int((memory - _resident()) / per_byte))
+    return max(_MIN_BLOCK, int(budget / per_byte))
 
 
-def _reads_ahead(memory: int | None) -> bool:
-    """Whether to read the next block while one is evaluated: when the bound leaves room
-    for two blocks of at least ``_MIN_BLOCK``. A tighter bound comes first: blocks are then
+def reads_ahead(budget: int) -> bool:
+    """Whether to read the next block while one is evaluated: when the budget leaves room
+    for two blocks of at least ``_MIN_BLOCK``. A tighter budget comes first: blocks are then
     read one at a time (a 30M-line run at the default bound: 564 MB, 623 MB reading ahead)."""
-    return memory is None or memory - _resident() >= _MIN_BLOCK * (_PEAK_PER_BYTE + _AHEAD_PER_BYTE)
+    return budget >= _MIN_BLOCK * (_PEAK_PER_BYTE + _AHEAD_PER_BYTE)
 
 
-def _resident() -> int:
-    """The process's resident memory now, in bytes (Linux); elsewhere its peak so far."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError, AttributeError):
-        pass
-    try:
-        import resource
-    except ImportError:  # Windows
-        return 200 * 2**20
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024
-
-
-def _boxed(frames: Iterator[Any]) -> Iterator[list[Any]]:
+def boxed(frames: Iterator[Any]) -> Iterator[list[Any]]:
     """Each frame (or block of columns) in a list of one, which the caller empties: then no
     variable holds the frame while :func:`rankkit.join.rank_frames` frees its columns as it
     goes."""
@@ -103,8 +86,8 @@ def _boxed(frames: Iterator[Any]) -> Iterator[list[Any]]:
         yield box
 
 
-def _read_ahead(frames: Iterator[Any]) -> Iterator[list[Any]]:
-    """:func:`_boxed` ``frames`` (or blocks of columns), the next read by a thread meanwhile.
+def read_ahead(frames: Iterator[Any]) -> Iterator[list[Any]]:
+    """:func:`boxed` ``frames`` (or blocks of columns), the next read by a thread meanwhile.
 
     Parsing (pyarrow, with its own threads) and the join (NumPy) both release the GIL, so
     reading block k+1 while block k is joined and scored overlaps the two (measured by
@@ -121,9 +104,7 @@ def _read_ahead(frames: Iterator[Any]) -> Iterator[list[Any]]:
             for frame in frames:
                 slot.put(([frame], None))
                 del frame
-                while not taken.acquire(timeout=0.05):  # the caller has not taken it yet
-                    if stop.is_set():
-                        return
+                taken.acquire()  # the caller took it, or stopped (and released it)
                 if stop.is_set():
                     return
             slot.put(([], None))
@@ -143,6 +124,7 @@ def _read_ahead(frames: Iterator[Any]) -> Iterator[list[Any]]:
             yield box
     finally:
         stop.set()
+        taken.release()  # wakes a reader waiting for the caller
         reader.join()
         if hasattr(frames, "close"):
             frames.close()

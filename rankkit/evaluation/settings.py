@@ -11,7 +11,7 @@ is here, and only here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -51,8 +51,13 @@ class Settings:
     columns : dict or None, default=None
         Other column names of the inputs (:func:`rankkit.read_qrels`).
     memory : int, str or None, default=None
-        Bound on peak memory while a run file is read in blocks; held in bytes
+        Bound on the memory a run file read in blocks takes (its blocks and their
+        evaluation, above what the process holds when they are sized); held in bytes
         (:func:`rankkit.evaluation.memory.parse_memory`: None is its default).
+    memory_in_use : callable or None, default=None
+        ``memory_in_use()`` -> bytes the process holds when the blocks are sized, taken
+        from the bound: the command's :func:`rankkit.process.memory_in_use` (its resident
+        size), so that ``--memory`` bounds its whole process. None: nothing is taken.
     progress : bool, default=False
         A progress bar while a run file is read.
 
@@ -81,6 +86,7 @@ class Settings:
     columns: Mapping[str, str] | None = None
     memory: int | str | None = None
     progress: bool = False
+    memory_in_use: Callable[[], int] | None = None
 
     def __post_init__(self) -> None:
         checked = {
@@ -94,6 +100,11 @@ class Settings:
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
+
+    def block_budget(self) -> int:
+        """Bytes the blocks of a run file may take, sized now: the bound, less what the
+        process holds (:attr:`memory_in_use`)."""
+        return self.memory - (self.memory_in_use() if self.memory_in_use is not None else 0)
 
     def with_max_grade(self, max_grade: float) -> Settings:
         """These settings with the maximum grade the evaluation found (the judgments'

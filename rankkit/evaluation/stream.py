@@ -7,7 +7,7 @@ read in blocks of whole lines sized to what the bound leaves after them
 (:func:`block_size`), each block's queries joined with their judgments
 (:func:`rankkit.rank`) and scored, and the per-query tables put together in trec_eval's
 order. Where the bound leaves room for two blocks, a thread reads the next block while one
-is joined (:func:`_read_ahead`). Every per-query value depends only on that query's lines
+is joined (:func:`rankkit.evaluation.memory.read_ahead`). Every per-query value depends only on that query's lines
 and judgments and on the evaluation's settings, so the result is the in-memory one, bit
 for bit; the ``all`` line is aggregated afterwards over the whole table, in the same order.
 
@@ -41,14 +41,7 @@ from ..io import RunFile, RunNotGrouped, read_run
 from ..io.keys import query_index, trec_order
 from ..join import Matched, rank_frames
 from ..rankings import Rankings
-from .memory import (
-    DEFAULT_MEMORY,
-    _boxed,
-    _read_ahead,
-    _reads_ahead,
-    block_size,
-    parse_memory,
-)
+from .memory import DEFAULT_MEMORY, block_size, boxed, parse_memory, read_ahead, reads_ahead
 
 __all__ = ["DEFAULT_MEMORY", "parse_memory", "block_size", "stream_tables", "combine", "judged_max_grade", "Found"]
 
@@ -115,8 +108,9 @@ def stream_tables(
     ``settings.memory`` (bytes; :func:`block_size`); ``settings.progress`` shows a bar
     (:class:`Progress`)."""
     by_query = _ByQuery(qrels)
-    ahead = _reads_ahead(settings.memory)
-    run.size = block_size(settings.memory, ahead)  # what the bound leaves after the judgments and their index
+    budget = settings.block_budget()  # sized now: the judgments and their index are read
+    ahead = reads_ahead(budget)
+    run.size = block_size(budget, ahead)
     try:
         with Progress(run, settings.progress, "evaluating"):
             return _tables(by_query, run.grouped(), run, score, settings, ahead)
@@ -170,7 +164,7 @@ def _tables(by_query: _ByQuery, frames: Iterator[pd.DataFrame], run: RunFile, sc
     found = Found(by_query.ids, np.zeros(len(by_query.ids), dtype=bool))
     matched = Matched()  # over the whole run: a block may well have no judged document
     tables = []
-    with closing(_read_ahead(frames) if ahead else _boxed(frames)) as boxes:
+    with closing(read_ahead(frames) if ahead else boxed(frames)) as boxes:
         for box in boxes:
             queries = box[0].query_id.cat.categories
             at = by_query.ids.get_indexer(queries)

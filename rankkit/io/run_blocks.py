@@ -11,6 +11,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+__all__ = ["whole_queries", "Hashes"]
+
 
 def whole_queries(blocks: Iterator[tuple]) -> Iterator[list[tuple]]:
     """The lines of ``blocks`` (query ids, document ids, scores; in file order) regrouped so
@@ -30,9 +32,11 @@ def whole_queries(blocks: Iterator[tuple]) -> Iterator[list[tuple]]:
         yield [carry]
 
 
-class _Hashes:
+class Hashes:
     """A set of 64-bit hashes as sorted arrays (a few levels, merged as they grow): 8 bytes
-    a query, where a set of ids would take ~60."""
+    a query, where a set of ids would take ~60. A reader of runs in blocks adds the hashes
+    of each block's query ids to tell a run whose queries are not grouped (:meth:`add`
+    returns False on a query seen in an earlier block)."""
 
     def __init__(self) -> None:
         self._levels: list[np.ndarray] = []
@@ -49,6 +53,9 @@ class _Hashes:
             top = self._levels.pop()
             self._levels[-1] = np.union1d(self._levels[-1], top)
         return True
+
+
+# The old name, for rankkit.evaluation.frameless until it imports Hashes (then delete this line).
 
 
 def _joined(a: Any, b: Any) -> Any:

@@ -19,7 +19,7 @@ import pyarrow as pa
 from .checks import check_duplicates
 from .columnar import columnar_format
 from .layout import build_frame, query_series
-from .run_blocks import _as_bytes, _Hashes, _query_hashes, whole_queries
+from .run_blocks import Hashes, _as_bytes, _query_hashes, whole_queries
 from .trec_format import blocks as trec_file_blocks
 from .trec_format import lines_of, opened
 
@@ -85,11 +85,11 @@ class RunFile:
     def grouped(self) -> Iterator[pd.DataFrame]:
         """Frames of whole queries, in file order; :class:`RunNotGrouped` if a query's lines
         are not all together (told by a hash of each query id done)."""
-        done = _Hashes()
+        done = Hashes()
         for box in whole_queries(self._blocks()):
             yield self._frame(box.pop(), done)  # held by the frame alone while the caller works
 
-    def _frame(self, arrays: tuple, done: _Hashes | None = None) -> pd.DataFrame:
+    def _frame(self, arrays: tuple, done: Hashes | None = None) -> pd.DataFrame:
         frame = build_frame(query_series(arrays[0], all_used=False), arrays[1], arrays[2], "run")
         if done is not None and not done.add(_query_hashes(frame.query_id.cat.categories)):
             raise RunNotGrouped(self.name)

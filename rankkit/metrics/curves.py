@@ -13,7 +13,7 @@ versions differ only in how a recall level is rounded to a count (``rounding``).
 References
 ----------
 The docstrings reproduce numbers (never text) from an article cited by its short name in
-italics and listed with title, author and address in :mod:`rankkit.sources`
+italics and listed with title, author and address in :mod:`rankkit.teaching.sources`
 (*Jason's notes on AP*).
 """
 
@@ -26,8 +26,8 @@ import numpy as np
 from .._validation import check_no_ties, check_option, check_recall_levels, check_rel
 from ..ops.numerics import rank_sum
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
-from ._interpolation import interpolate, recall_cut
 from ._ranks import checked_n_relevant, precision_at_relevant, ratio, relevant_ranks
+from .interpolation import interpolate, recall_cut
 
 if TYPE_CHECKING:
     import pandas as pd

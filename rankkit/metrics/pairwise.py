@@ -23,7 +23,7 @@ broadcasting (n, L, L) in chunks of rows of bounded size (the counting is :mod:`
 References
 ----------
 The docstrings reproduce numbers (never text) from articles cited by short names in
-italics and listed with title, author and address in :mod:`rankkit.sources`:
+italics and listed with title, author and address in :mod:`rankkit.teaching.sources`:
 (*the guide to ranking metrics*,
 *Wang Shusen's slides*).
 """

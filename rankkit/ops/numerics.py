@@ -40,7 +40,7 @@ pure-Python implementation of this order.
 References
 ----------
 The docstrings reproduce numbers (never text) from articles cited by short names in
-italics and listed with title, author and address in :mod:`rankkit.sources`:
+italics and listed with title, author and address in :mod:`rankkit.teaching.sources`:
 (*the NDCG article*, whose lipstick
 example's ideal DCG is quoted in 1. above).
 """

@@ -38,10 +38,8 @@ from .curves import pr_curve, pr_sawtooth, roc_curve
 from .cutoffs import metric_at_k
 from .dcg import STANDARD_DISCOUNT, gain_discount, jk_discount_label
 from .differences import per_query_differences
-from .mrr import SOURCE_002_KS as SOURCE_002_KS
 from .mrr import mrr_top_k, smallest_k_for_mrr, uniform_k_for_mrr, uniform_mrr
 from .style import LINESTYLES, MARKERS, PALETTE, system_colors, system_styles
-from .style import series_kwargs as _series_kwargs  # noqa: F401 (its name when rankkit.plot was one module)
 from .user_models import err_cascade, err_cascade_table, rbp_crossings, rbp_persistence
 
 __all__ = [

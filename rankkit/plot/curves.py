@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_finite, check_option, check_rel
-from ..metrics._interpolation import interpolate_points, recall_cut
 from ..metrics.binary import ROUNDINGS, average_precision
 from ..metrics.binary import pr_curve as pr_frame
+from ..metrics.interpolation import interpolate_points, recall_cut
 from ..metrics.pairwise import auc
 from ..ops.numerics import query_mean, query_sum
 from ..rankings import as_rankings

@@ -16,12 +16,7 @@ from matplotlib.ticker import LogLocator, MaxNLocator, StrMethodFormatter
 from .._validation import check_finite, check_probability
 from .style import REFERENCE, REFERENCE_LIGHT, axes_or_new, axes_pair_or_new, series_kwargs
 
-__all__ = ["mrr_top_k", "uniform_mrr", "uniform_k_for_mrr", "smallest_k_for_mrr", "SOURCE_002_KS"]
-
-#: The cutoffs whose uniform-placement MRR (0.611, 0.456, 0.293) Jason's AP/MRR notes print
-#: ("The Dance of Disorder (Fluctuations of Entropy)", PIXNET blog, after Simone Teufel's
-#: NLIP lecture 7), marked on the MRR top-k curve by default.
-SOURCE_002_KS = (3, 5, 10)
+__all__ = ["mrr_top_k", "uniform_mrr", "uniform_k_for_mrr", "smallest_k_for_mrr"]
 
 #: An MRR within this of the target reaches it (H_k / k is a rounded sum).
 _MRR_SLACK = 1e-12
@@ -174,7 +169,7 @@ def mrr_top_k(
     *,
     systems=None,
     target: float | None = None,
-    highlight=SOURCE_002_KS,
+    highlight=(),
     two_panels: bool = False,
     logx: bool | None = None,
     colors=None,
@@ -196,9 +191,9 @@ def mrr_top_k(
         MRR@k of real systems, drawn as further lines.
     target : float in (0, 1], optional
         Target MRR for the inverse view.
-    highlight : iterable of int, default=(3, 5, 10)
-        Cutoffs marked and annotated on the uniform curve (the notes' 0.611, 0.456,
-        0.293); ``()`` for none.
+    highlight : iterable of int, default=()
+        Cutoffs marked and annotated on the uniform curve, e.g. ``(3, 5, 10)``, whose
+        values 0.611, 0.456 and 0.293 the notes print; none by default.
     two_panels : bool, default=False
         Draw the uniform curve on its own panel (left) and the systems' MRR@k on a second
         (right), each with the target; returns the Figure.
@@ -218,12 +213,12 @@ def mrr_top_k(
         thick light grey), then one line per system (labelled with its name, styled by
         :func:`system_styles`), then, with ``target``, the target line (label
         ``"target MRR = ..."``, dark grey, dashed) and the uniform-depth line (label
-        ``"uniform reaches target up to k = K"``, dark grey, dotted). ``ax.collections[0]``
-        holds the highlighted (k, MRR) points, ``ax.texts`` their labels, each placed where
-        it crosses no line (see the Examples); with ``target`` and ``systems``, one further
-        collection per system that reaches the target holds its (smallest k, target)
-        point, in the system's colour and marker (label ``"<name>: smallest k reaching
-        target = K"``). With several lines the legend sits outside the axes, so it covers
+        ``"uniform reaches target up to k = K"``, dark grey, dotted). With ``highlight``,
+        ``ax.collections[0]`` holds the highlighted (k, MRR) points, ``ax.texts`` their
+        labels, each placed where it crosses no line (see the Examples); with ``target`` and
+        ``systems``, one further collection per system that reaches the target holds its
+        (smallest k, target) point, in the system's colour and marker (label ``"<name>:
+        smallest k reaching target = K"``). With several lines the legend sits outside the axes, so it covers
         neither curves nor labels.
 
         Two panels: ``fig.axes[0]`` holds the uniform curve, its highlighted points and
@@ -232,7 +227,7 @@ def mrr_top_k(
 
     Examples
     --------
-    >>> ax = mrr_top_k()
+    >>> ax = mrr_top_k(highlight=(3, 5, 10))
     >>> round(float(ax.lines[0].get_ydata()[2]), 3), round(float(ax.lines[0].get_ydata()[9]), 3)
     (0.611, 0.293)
     >>> [t.get_text() for t in ax.texts], ax.get_xscale()

@@ -4,8 +4,8 @@ series, reference greys, and the helpers that make or take the Axes a figure dra
 A series keeps its look in every figure of the same series: its position in the *sorted*
 names picks an Okabe–Ito colour, a marker and a line style (:func:`system_styles`). The
 helpers without an underscore (:func:`series_kwargs`, :func:`axes_or_new`, ...) serve the
-figure modules of this package and :mod:`rankkit.explore`; they are not part of
-``rankkit.plot``'s public API.
+figure modules of this package and the explorers of :mod:`rankkit.teaching.explore`;
+``rankkit.plot`` does not re-export them.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ of its initial state, and, when ipywidgets is installed, a widget that updates b
 
 In a notebook, end the call with ``;``::
 
-    from rankkit import explore
+    from rankkit.teaching import explore
     explore.rbp_err([3, 0, 2, 1, 0]);
 
 An explorer is displayed as **one** output holding both forms of it: the widget
@@ -18,8 +18,8 @@ widgets shows the PNG. (Two outputs, a PNG and then the widget, showed the figur
 wherever widgets work: once as the PNG, once inside the widget.) nbval compares neither
 the PNG nor the widget view (model ids are random), only the ``text/plain``, which holds
 the initial values, so stored outputs stay deterministic. ipywidgets is imported only
-when an explorer is displayed; ``import rankkit`` and ``import rankkit.explore`` never
-need it (nor pyplot: the figures are plain :class:`matplotlib.figure.Figure` objects).
+when an explorer is displayed; ``import rankkit`` and ``import rankkit.teaching.explore``
+never need it (nor pyplot: the figures are plain :class:`matplotlib.figure.Figure` objects).
 
 Every explorer returns an :class:`Explorer` (which shows nothing more as a cell's value):
 ``values`` (the current numbers),
@@ -39,11 +39,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .metrics.binary import average_precision, precision, recall, reciprocal_rank
-from .metrics.graded import err, ndcg, rbp
-from .plot import metric_at_k
-from .plot.style import series_kwargs
-from .rankings import as_rankings
+from ..metrics.binary import average_precision, precision, recall, reciprocal_rank
+from ..metrics.graded import err, ndcg, rbp
+from ..plot import metric_at_k
+from ..plot.style import series_kwargs
+from ..rankings import as_rankings
 
 __all__ = [
     "Explorer",
@@ -108,7 +108,7 @@ def _display(bundle: dict) -> None:
         from IPython.display import display
     except ImportError as err:
         raise ModuleNotFoundError(
-            "rankkit.explore shows its figures in Jupyter and needs IPython: install rankkit with its "
+            "rankkit.teaching.explore shows its figures in Jupyter and needs IPython: install rankkit with its "
             "[notebooks] extra (pip install \".[notebooks]\" in rankkit's folder), or pass show=False "
             "and use the explorer's .figure", name=err.name) from err
     display(bundle, raw=True)

@@ -1,8 +1,9 @@
-"""The five articles whose worked examples rankkit reproduces, cited once.
+"""The five articles whose worked examples the lessons reproduce, cited once.
 
-Docstrings across the package quote their numbers (never their text) and cite them by the
-short names below, in italics (``*Wang Shusen's slides*``); ``SOURCES`` maps each short
-name to its full citation. The notebooks reproduce every worked example, and
+Docstrings across rankkit quote their numbers (never their text) and cite them by the
+short names below, in italics (``*Wang Shusen's slides*``), pointing here by name only:
+the engine never imports this module. ``SOURCES`` maps each short name to its full
+citation. The notebooks reproduce every worked example, and
 ``notebooks/08_source_checklist.ipynb`` checks all 54 of their numbers.
 
 - *the guide to ranking metrics*: 全面指南:排名评估指标 ("A comprehensive guide: ranking
