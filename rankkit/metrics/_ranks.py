@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_n_relevant
-from ..ops.primitives import as_float, columns, is_numpy, namespace, prefix_sum, rank_sum, ratio
+from ..ops.primitives import as_float, columns, constant, count, is_numpy, namespace, prefix_sum, rank_sum, ratio
 from ..rankings import Rankings
 
 __all__ = ["checked_n_relevant", "precision_at_relevant", "precision_sum", "ratio", "relevant_ranks"]
@@ -21,14 +21,28 @@ def checked_n_relevant(r: Rankings, rel: float, n_relevant) -> np.ndarray:
     override = check_n_relevant(n_relevant, r.n_queries)
     if override is None:
         return r.n_relevant(rel)
-    found = r.relevant(rel).sum(axis=1)
-    if np.any(override < found):
-        i = int(np.argmax(override < found))
+    return checked_override(r, override, count(r.relevant(rel)), "n_relevant", "relevant labels")
+
+
+def checked_override(r: Rankings, override: np.ndarray, found, name: str, what: str):
+    """A caller's count per query (NumPy, checked), on the rankings' library, refused where
+    it is below the ``found`` count of the ranking itself."""
+    given = constant(override.astype(np.float64), as_float(found, r.labels))
+    short = given < as_float(found, r.labels)
+    xp = namespace(short)
+    if bool(xp.any(short)):
+        i = int(xp.argmax(as_float(short, r.labels)))
         raise ValueError(
-            f"n_relevant must be at least the number of relevant labels in the ranking; "
-            f"query {r.query_ids[i]!r} has {int(found[i])} but n_relevant={int(override[i])}"
+            f"{name} must be at least the number of {what} in the ranking; "
+            f"query {_host(r.query_ids, i)!r} has {int(found[i])} but {name}={int(override[i])}"
         )
-    return override
+    return override if is_numpy(r.labels) else given
+
+
+def _host(ids, i: int):
+    """Query id ``i`` as a Python value (an Index's entry, or an array's element)."""
+    value = ids[i]
+    return value.item() if hasattr(value, "item") else value
 
 
 def relevant_ranks(relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

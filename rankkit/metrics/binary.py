@@ -22,7 +22,7 @@ which. Interpolated precision and the precision-recall curve are in
 References
 ----------
 The docstrings reproduce numbers (never text) from articles cited by short names in
-italics and listed with title, author and address in :mod:`rankkit.sources`:
+italics and listed with title, author and address in :mod:`rankkit.teaching.sources`:
 (*the guide to ranking metrics*,
 *abs_zero's article*, *Jason's notes on AP*).
 
@@ -60,7 +60,7 @@ from ..ops.primitives import (
     tie_bounds,
 )
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
-from ._ranks import checked_n_relevant, precision_at_relevant, precision_sum, relevant_ranks
+from ._ranks import checked_n_relevant, checked_override, precision_at_relevant, precision_sum, relevant_ranks
 
 # Interpolated precision and the PR curve live in .curves; their names stay importable here.
 from .curves import ROUNDINGS as ROUNDINGS
@@ -488,14 +488,8 @@ def fallout(
     if override is None:
         n_nonrel = r.n_judged - r.n_relevant(rel)
     else:
-        found = nonrelevant.sum(axis=1)
-        if np.any(override < found):
-            i = int(np.argmax(override < found))
-            raise ValueError(
-                f"n_nonrelevant must be at least the number of judged non-relevant labels in the ranking; "
-                f"query {r.query_ids[i]!r} has {int(found[i])} but n_nonrelevant={int(override[i])}"
-            )
-        n_nonrel = override
+        n_nonrel = checked_override(r, override, count(nonrelevant), "n_nonrelevant",
+                                    "judged non-relevant labels")
     if r.ties is None:
         hits = as_float(count(_top(nonrelevant, k)), r.labels)
     else:

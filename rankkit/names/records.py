@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_option
-from ..ops.primitives import count
 from ..metrics import binary, cwl, graded, incomplete, label_ranking, overlap, pairwise, set_based, unranked
+from ..ops.primitives import count
 from . import parameters as P
 from .parameters import Param
 from .trec_eval import (
@@ -50,6 +50,18 @@ def no_relevant_document(rankings, *, rel: float | None = None, no_relevant: flo
               else "no relevant document: 0, as rk.evaluate scores it")
     found = rankings.n_relevant(rel) if rel is not None else count(rankings.ideal > 0)
     return [(found == 0, reason)]
+
+
+def no_nonrelevant_document(rankings, *, rel: float = 1, **_) -> list:
+    """The queries fall-out scores 0 for want of a judged non-relevant document."""
+    return [(rankings.n_judged - rankings.n_relevant(rel) == 0, "no judged non-relevant document: 0")]
+
+
+def one_class(rankings, *, rel: float = 1, **_) -> list:
+    """The queries LRAP scores 1 for holding one class only (scikit-learn's rule)."""
+    n_rel = rankings.n_relevant(rel)
+    return [((n_rel == 0) | (n_rel == rankings.n_judged),
+             "no relevant or no non-relevant document: 1, as scikit-learn scores it")]
 
 
 @dataclass(frozen=True)
@@ -261,10 +273,11 @@ _RECORDS = (
                summary="reciprocal rank of the first relevant document",
                aliases=("recip_rank", "MRR"), ir_measures=("RR", "MRR"), **_ANY),
     MetricInfo("fallout", binary.fallout, _REL,
-               summary="fraction of the judged non-relevant documents in the top k (torchmetrics' fall-out)", **_ANY),
+               summary="fraction of the judged non-relevant documents in the top k (torchmetrics' fall-out)",
+               unscored=no_nonrelevant_document, **_ANY),
     MetricInfo("LRAP", label_ranking.lrap, _REL, cutoff=False,
                summary="label-ranking average precision; 1 without a relevant or a non-relevant document "
-                       "(scikit-learn)", **_ANY),
+                       "(scikit-learn)", unscored=one_class, **_ANY),
     MetricInfo("bpref", binary.bpref, _REL, cutoff=False, trec=(plain("bpref", at=8),),
                summary="binary preference (Buckley & Voorhees 2004)", ir_measures=("Bpref", "BPref")),
     MetricInfo("GM_bpref", binary.bpref, _REL, cutoff=False, aggregate="gmean", summary_only=True,
@@ -360,7 +373,8 @@ _RECORDS = (
                ir_measures=("Compat",), summary="compatibility: RBO with the ideal ranking (Clarke et al. 2021)"),
     # metrics of the model's scores (evaluate_scores): labels and scores row by row
     MetricInfo("AUC", pairwise.auc, _REL, aggregate="rows", summary="area under the ROC curve of a query's "
-               "scores (all: over every row at once; evaluate_scores only)", per_query=_auc_of_ranking, total=_auc_of_all_rows,
+               "scores (all: over every row at once; evaluate_scores only)",
+               per_query=_auc_of_ranking, total=_auc_of_all_rows,
                **(_AUC | {"left_out": "nan per query; their rows still count in the AUC pooled over all rows"})),
     MetricInfo("GAUC", pairwise.gauc, (_GAUC_WEIGHTS, P.REL), aggregate="weighted",
                summary="group AUC: each query's AUC, averaged with weights (Zhou et al. 2018; evaluate_scores only)",
