@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import re
 import shutil
@@ -51,8 +52,9 @@ API_PAGES: dict[str, tuple[str, str, list[tuple[str, Iterable[str] | None]]]] = 
     "stats": ("Comparing systems (rankkit.stats)", "Significance, confidence intervals, effect sizes, and the "
               "tables of a comparison.", [("rankkit.stats", None)]),
     "plot": ("Figures (rankkit.plot)", "The figures of the lessons.", [("rankkit.plot", None)]),
-    "explore": ("Notebook explorers (rankkit.explore)", "Sliders and a list to reorder, each with a still figure.",
-                [("rankkit.explore", None)]),
+    "teaching": ("Teaching (rankkit.teaching)", "What the lessons use beside the engine: the explorers (sliders "
+                 "and a list to reorder, each with a still figure) and the articles the lessons reproduce.",
+                 [("rankkit.teaching.explore", None), ("rankkit.teaching.sources", None)]),
     "dask": ("Runs beyond one machine (rankkit.dask)", "The same evaluation on Dask inputs.", [("rankkit.dask", None)]),
 }
 
@@ -261,6 +263,14 @@ def metric_tables() -> str:
     return "\n".join(out) + "\n"
 
 
+def _is_module(dotted: str) -> bool:
+    """Whether ``dotted`` names a module (``rankkit.teaching.explore``), not a function or a constant."""
+    try:
+        return importlib.util.find_spec(dotted) is not None
+    except ModuleNotFoundError:  # the part before the last dot is a module, not a package
+        return False
+
+
 def notebook_prefixes(notebooks: Iterable[Path]) -> dict[str, str]:
     """The names the notebooks import rankkit's modules as: ``{"rk": "rankkit", "rkplot": "rankkit.plot"}``."""
     prefixes = {"rankkit": "rankkit"}
@@ -273,8 +283,8 @@ def notebook_prefixes(notebooks: Iterable[Path]) -> dict[str, str]:
             for module, alias, parent, name in pattern.findall(cell.source):
                 if module:
                     prefixes[alias] = module
-                elif parent == "rankkit" and name in rankkit._SUBMODULES:  # from rankkit import explore
-                    prefixes[name] = f"rankkit.{name}"
+                elif _is_module(f"{parent}.{name}"):  # from rankkit.teaching import explore
+                    prefixes[name] = f"{parent}.{name}"
     return prefixes
 
 
@@ -335,7 +345,8 @@ def lay_out(notebooks: Path, out: Path) -> list[str]:
         shutil.rmtree(out)
     shutil.copytree(DOCS, out, ignore=shutil.ignore_patterns("generate.py", "README.md", "__pycache__"))
     (out / "_includes").mkdir()
-    shutil.copy(ROOT / "README.md", out / "_includes" / "README.md")
+    for text in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md"):  # contributing.md, changelog.md include them
+        shutil.copy(ROOT / text, out / "_includes" / text)
     paths = canonical_paths()
     (out / "metrics.md").write_text(metric_tables())
     (out / "api").mkdir()

@@ -1,7 +1,8 @@
 """The texts speak of the project (what it does, with dates and figures), never of how the work
-was organised: no "session 12", "issue 13" or "the fifth round" in the README, the benchmarks,
-the package, the tests, the notebooks or the build files. An upstream project's issue may be
-cited by its project's name (``ir_measures' issue #18``)."""
+was organised: no "session 12", "issue 13" or "the fifth round" in the README, CONTRIBUTING.md,
+CHANGELOG.md, the book's pages, the benchmarks, the package, the tests, the notebooks or the
+build files. An upstream project's issue may be cited by its project's name
+(``ir_measures' issue #18``)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(
-    [ROOT / "README.md", ROOT / "benchmarks" / "README.md", ROOT / "data" / "README.md", ROOT / "Makefile",
-     ROOT / ".ci" / "run", ROOT / "pyproject.toml"]
+    [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md", ROOT / "benchmarks" / "README.md",
+     ROOT / "data" / "README.md", ROOT / "Makefile", ROOT / ".ci" / "run", ROOT / "pyproject.toml"]
+    + list((ROOT / "docs").glob("*.md")) + list((ROOT / "docs").glob("*.py"))
     + list((ROOT / "rankkit").rglob("*.py")) + list((ROOT / "benchmarks").glob("*.py"))
     + list((ROOT / "notebooks").glob("*.ipynb")) + list((ROOT / "notebooks").glob("*.py"))
     + [p for p in (ROOT / "tests").glob("*.py") if p.name != Path(__file__).name]
