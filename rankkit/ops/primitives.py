@@ -152,8 +152,10 @@ def cumulative_product(values: Any) -> Any:
         np.cumprod(values, axis=1, out=out[:, 1:])
         return out
     xp = namespace(values)
-    if hasattr(xp, "cumulative_prod"):
+    try:  # the standard's since 2024.12
         return xp.cumulative_prod(values, axis=1, include_initial=True)
+    except (AttributeError, RuntimeError):  # a library (or a version of it) without it
+        pass
     positive = values > 0
     logs = xp.where(positive, xp.log(xp.where(positive, values, xp.ones_like(values))), -xp.inf)
     return xp.exp(xp.cumulative_sum(logs, axis=1, include_initial=True))
