@@ -10,7 +10,8 @@ queries at once.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Union
 
@@ -85,6 +86,8 @@ class Rankings:
     has_qrels: np.ndarray | None = None
     pooled: np.ndarray | None = None
     run_name: str | None = None
+    # values computed from these rankings and shared by the metrics that need them (derived)
+    _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n, depth = self.labels.shape
@@ -144,6 +147,14 @@ class Rankings:
         if self.ties is None:
             return values
         return group_mean(self.ties, values)
+
+    def derived(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()``, once for these rankings: a value several metrics derive from them
+        (the Mann-Whitney counts of AUC and GAUC, the pair counts of PNR and its total).
+        Rankings made from these by ``dataclasses.replace`` start with none."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     def judged_only(self) -> Rankings:
         """The same queries with only their judged documents, in their order (trec_eval

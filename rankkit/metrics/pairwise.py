@@ -122,10 +122,15 @@ def _rankings(values: np.ndarray, lengths: np.ndarray, ties: np.ndarray | None, 
 
 
 def _pairs(labels: Any, scores: Any) -> tuple[Rankings, Any, Any, Any]:
-    """The ranking, and its (concordant, discordant, equal-label) pairs per query."""
+    """The ranking, and its (concordant, discordant, equal-label) pairs per query (counted
+    once per ranking: PNR's values and its total share them)."""
     r = _ranked(labels, scores)
-    valid = columns(r.labels) < r.lengths[:, None]
-    return (r, *counting.ranked_pair_counts(r.labels, valid, r.lengths, r.ties))
+
+    def count_pairs():
+        valid = columns(r.labels) < r.lengths[:, None]
+        return counting.ranked_pair_counts(r.labels, valid, r.lengths, r.ties)
+
+    return (r, *r.derived("pair counts", count_pairs))
 
 
 # --------------------------------------------------------------------------- public
@@ -468,6 +473,11 @@ def auc(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
 
 
 def _mann_whitney(r: Rankings, rel: float) -> tuple[Any, Any]:
+    """:func:`_u_statistic`, once per ranking and level (AUC, GAUC and its weights share it)."""
+    return r.derived(("mann-whitney", rel), lambda: _u_statistic(r, rel))
+
+
+def _u_statistic(r: Rankings, rel: float) -> tuple[Any, Any]:
     """Per query, U (the (positive, negative) pairs with the positive ranked higher, a pair in
     one tie group 1/2) and the number of such pairs: for each positive, the negatives below
     its tie group plus half those in it, from prefix counts of the negatives along the ranks.
