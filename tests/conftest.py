@@ -91,11 +91,22 @@ def _names(code: types.CodeType) -> set[str]:
 
 
 def _starts_processes(item: pytest.Item) -> bool:
-    """Whether the test's own code starts a process (not its fixtures')."""
+    """Whether the test's own code, or a function of its file that it calls (a helper such
+    as test_startup's ``entry_point``), starts a process (not its fixtures')."""
     function = getattr(item, "obj", None)
     inner = getattr(getattr(function, "hypothesis", None), "inner_test", None)
-    code = getattr(inspect.unwrap(inner or function), "__code__", None) if callable(function) else None
-    return code is not None and bool(_names(code) & {"subprocess", "executable", "Popen"})
+    function = inspect.unwrap(inner or function) if callable(function) else None
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return False
+    names, seen = _names(code), {code}
+    for name in list(names):
+        helper = function.__globals__.get(name)
+        helper_code = getattr(helper, "__code__", None)
+        if helper_code is not None and helper_code not in seen and helper.__module__ == function.__module__:
+            seen.add(helper_code)
+            names |= _names(helper_code)
+    return bool(names & {"subprocess", "executable", "Popen"})
 
 
 def _markers(item: pytest.Item) -> list[str]:
