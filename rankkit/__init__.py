@@ -59,6 +59,7 @@ _PUBLIC: dict[str, str] = {
     "evaluate": ".api",  # the front door: in memory, or rankkit.dask for Dask inputs
     "parse_metric": ".names",
     "compare": ".stats",
+    "Settings": ".evaluation.settings",
 }
 
 #: Submodules reachable as attributes (``rankkit.plot``) without importing them first.
@@ -75,6 +76,7 @@ __all__ = [
     "kendall_tau", "kendall_distance", "inversions", "pair_counts", "PairCounts", "pnr", "auc", "gauc", "lrap",
     "mse", "mae",
     "read_qrels", "read_run", "evaluate", "evaluate_scores", "aggregate", "score", "parse_metric", "compare",
+    "Settings",
 ]
 
 __getattr__, __dir__ = attach(__name__, _PUBLIC, _SUBMODULES)

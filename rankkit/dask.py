@@ -210,6 +210,7 @@ def evaluate(
     columns: Mapping[str, str] | None = None,
     npartitions: int | None = None,
     shuffle: str = "tasks",
+    settings: Settings | None = None,
 ):
     """Score a run held in a Dask DataFrame: a lazy DataFrame of per-query values.
 
@@ -237,6 +238,10 @@ def evaluate(
         Dask's shuffle method. "tasks" keeps query ids as Categoricals (1-2 bytes a line);
         "p2p" (distributed's peer-to-peer shuffle) needs them as text, and was the slower of
         the two on local workers (benchmarks/bench_dask.py, benchmarks/README.md).
+    settings : rankkit.Settings or None, default=None
+        The options above (but ``npartitions`` and ``shuffle``) in one object, as
+        :func:`rankkit.evaluate` takes it; its ``memory`` and ``progress`` concern a run
+        file read in blocks, not Dask's partitions.
 
     Returns
     -------
@@ -269,8 +274,9 @@ def evaluate(
     dask = _dask()
 
     shuffle = check_option(shuffle, ("tasks", "p2p"), "shuffle")
-    settings = Settings(ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only, n_docs=n_docs,
-                        max_grade=max_grade, columns=columns)
+    settings = Settings.of(settings, ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only,
+                           n_docs=n_docs, max_grade=max_grade, columns=columns)
+    max_grade, columns = settings.max_grade, settings.columns  # (memory and progress: a file's, not Dask's)
     specs = refuse_score_metrics(expand_metrics(metrics))  # bad specs fail before anything else
     # rankkit's dtypes as they are (Dask would convert str columns and indexes to its own)
     with dask.config.set({"dataframe.convert-string": False}):

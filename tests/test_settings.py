@@ -71,3 +71,22 @@ def test_the_entry_points_refuse_alike(options, message):
     if trec_options:
         with pytest.raises(ValueError, match=message):
             evaluate_like_trec_eval(QRELS, RUN, trec_measures(["P.1"]), **trec_options)
+
+
+def test_evaluate_takes_the_settings_object_or_its_keywords():
+    import warnings
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    qrels, run = root / "data" / "example.qrels", root / "data" / "example.run"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_keywords = rk.evaluate(qrels, run, ["P@5", "nDCG@10"], ties="average", depth=20, rel=2)
+        by_object = rk.evaluate(qrels, run, ["P@5", "nDCG@10"], settings=rk.Settings(ties="average", depth=20, rel=2))
+        plain = rk.evaluate(qrels, run, ["P@5", "nDCG@10"])
+    assert by_object.equals(by_keywords)
+    assert not by_object.equals(plain)  # the settings were applied
+    with pytest.raises(ValueError, match="either as keywords or in settings=, not both .depth given"):
+        rk.evaluate(qrels, run, ["P@5"], settings=rk.Settings(ties="average"), depth=20)
+    with pytest.raises(TypeError, match="settings must be a rankkit.Settings, got dict"):
+        rk.evaluate(qrels, run, ["P@5"], settings={"ties": "average"})

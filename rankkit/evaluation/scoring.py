@@ -190,6 +190,7 @@ def evaluate(
     columns: Mapping[str, str] | None = None,
     memory: int | str | None = None,
     progress: bool = False,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Score a run against judgments: one row per query, one column per metric.
 
@@ -242,6 +243,9 @@ def evaluate(
     progress : bool, default=False
         Show a progress bar while a run file is read (tqdm's when installed, a widget in
         notebooks; else a line on stderr).
+    settings : rankkit.Settings or None, default=None
+        Every option above in one object, checked once (:class:`rankkit.Settings`), to keep
+        and pass around; the keywords are its sugar. Give one or the other.
 
     Returns
     -------
@@ -277,10 +281,10 @@ def evaluate(
     >>> table.attrs["unscored"]
     {'q2': 'not in the run', 'q3': 'no judgments'}
     """
-    settings = Settings(ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only, n_docs=n_docs,
-                        max_grade=max_grade, columns=columns, memory=memory, progress=progress)
+    settings = Settings.of(settings, ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only,
+                           n_docs=n_docs, max_grade=max_grade, columns=columns, memory=memory, progress=progress)
     specs = refuse_score_metrics(expand_metrics(metrics))  # bad specs fail before any file is read
-    table, unscored = per_query_table(read_qrels(qrels, columns=columns), run,
+    table, unscored = per_query_table(read_qrels(qrels, columns=settings.columns), run,
                                       lambda r, s: _score_with(r, specs, s), settings)
     table.attrs |= {"unscored": unscored, "queries": settings.queries, "ties": settings.ties}
     return table

@@ -12,7 +12,8 @@ is here, and only here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -100,6 +101,32 @@ class Settings:
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
+
+    @classmethod
+    def of(cls, settings: Settings | None, **options: Any) -> Settings:
+        """The settings of a call: ``settings`` as given, or the keyword ``options`` (the
+        sugar of :func:`rankkit.evaluate`); an option set both ways is refused.
+
+        Examples
+        --------
+        >>> Settings.of(None, ties="average").ties
+        'average'
+        >>> Settings.of(Settings(depth=10), ties="average")
+        Traceback (most recent call last):
+        ...
+        ValueError: pass the options either as keywords or in settings=, not both (ties given beside settings=)
+        """
+        if settings is None:
+            return cls(**options)
+        if not isinstance(settings, Settings):
+            raise TypeError(f"settings must be a rankkit.Settings, got {type(settings).__name__}")
+        defaults = {f.name: f.default for f in fields(cls)}
+        given = sorted(name for name, value in options.items() if value is not defaults[name]
+                       and not (isinstance(value, (str, int, float, bool)) and value == defaults[name]))
+        if given:
+            raise ValueError(f"pass the options either as keywords or in settings=, not both ({', '.join(given)} "
+                             "given beside settings=)")
+        return settings
 
     def block_budget(self) -> int:
         """Bytes the blocks of a run file may take, sized now: the bound, less what the
