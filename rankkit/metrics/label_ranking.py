@@ -19,58 +19,91 @@ scikit-learn user guide cites it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._validation import check_rel
-from ..ops.numerics import query_sum, rank_sum
+from ..ops.primitives import (
+    as_float,
+    columns,
+    constant,
+    count,
+    gather,
+    is_numpy,
+    namespace,
+    prefix_sum,
+    rank_sum,
+    ratio,
+    run_bounds,
+    tie_bounds,
+)
 from ..rankings import FloatOrArray, Rankings
-
-if TYPE_CHECKING:  # ._paired_values imports pandas: on first use, so the registry does not load it
-    from ._paired_values import Rows
+from .unranked import _is_library_array, _library_pair
 
 __all__ = ["lrap", "lrap_score"]
 
 
-def _lrap_rows(rl: Rows, rs: Rows, rel: float) -> np.ndarray:
-    """LRAP of every row at once: rows sorted by score, each relevant label's share of
-    relevant labels among those scored >= it (the end of its run of equal scores)."""
-    n, width = rl.values.shape
-    valid = np.arange(width) < rl.lengths[:, None]
-    order = np.argsort(np.where(valid, -rs.values, np.inf), axis=1, kind="stable")  # padding last
-    scores = np.take_along_axis(rs.values, order, axis=1)
-    relevant = np.take_along_axis((rl.values >= rel) & valid, order, axis=1)
-    # the last position of each run of equal scores: where the next score differs (or the row ends)
-    last = np.ones((n, width), dtype=bool)
-    last[:, :-1] = scores[:, 1:] != scores[:, :-1]
-    last |= np.arange(width) == (rl.lengths - 1)[:, None]
-    cols = np.broadcast_to(np.arange(width), (n, width))
-    end = np.minimum.accumulate(np.where(last, cols, width - 1)[:, ::-1], axis=1)[:, ::-1]
-    above = np.cumsum(relevant, axis=1)
-    share = above[np.arange(n)[:, None], end] / (end + 1.0)
-    n_rel = relevant.sum(axis=1)
-    total = rank_sum(np.where(relevant, share, 0.0))
-    mean = np.divide(total, n_rel, out=np.ones(n), where=n_rel > 0)
-    return np.where((n_rel == 0) | (n_rel == rl.lengths), 1.0, mean)
+def _lrap_kernel(labels: Any, lengths: Any, ties: Any, rel: float) -> Any:
+    """LRAP of every row of labels in rank order, on any array library: each relevant
+    label's share of relevant labels among the ranks up to the end of its tie group (runs
+    of equal ids of ``ties``, cut at the row's length; None: every rank its own group),
+    summed in rank order over the relevant labels and divided by their number; 1.0 for a
+    row without a relevant or without a non-relevant label."""
+    xp = namespace(labels)
+    cols = columns(labels)
+    relevant = (labels >= rel) & (cols < lengths[:, None])
+    if ties is None:
+        end = xp.broadcast_to(cols + 1, labels.shape)
+    else:
+        end = xp.minimum(tie_bounds(ties)[1], lengths[:, None])
+    share = ratio(gather(prefix_sum(as_float(relevant, labels)), end), end)  # end is 0 in empty rows only
+    n_rel = count(relevant)
+    mean = ratio(rank_sum(xp.where(relevant, share, xp.zeros_like(share))), n_rel)
+    return xp.where((n_rel == 0) | (n_rel == lengths), xp.ones_like(mean), mean)
 
 
-def _labels_and_scores(labels: Any, scores: Any) -> tuple[Rows, Rows]:
-    """Labels and scores as rows of one shape; ``scores=None`` scores labels in rank order
-    by minus their rank, the ranks of a tie group (``Rankings.ties``) all the group's first."""
+def _by_score(labels: Any, scores: Any, lengths: Any) -> tuple[Any, Any, Any]:
+    """Each row's labels sorted by score, highest first (stable; the padding last), the
+    rows' lengths, and the tie ids of the sorted rows as ``Rankings.ties`` holds them:
+    ``row * width + the first column of its run of equal scores``."""
+    xp = namespace(labels, scores)
+    width = scores.shape[1]
+    cols = columns(scores)
+    key = xp.where(cols < lengths[:, None], -scores, xp.full_like(scores, xp.inf))
+    order = xp.argsort(key, axis=1, stable=True)
+    ranked = gather(scores, order)
+    first = xp.ones_like(scores[:, :1], dtype=xp.bool)  # a run starts each row
+    start = run_bounds(xp.concat([first, ranked[:, 1:] != ranked[:, :-1]], axis=1))[0]
+    rows = xp.reshape(columns(xp.matrix_transpose(scores)), (-1, 1))  # 0 .. n - 1, a column
+    return gather(labels, order), lengths, rows * width + start
+
+
+class _Library(NamedTuple):
+    """How LRAP of arrays of another library is returned: a 0-d array for one 1-D list."""
+
+    scalar: bool
+
+    def result(self, values: Any) -> Any:
+        return values[0] if self.scalar else values
+
+
+def _lrap_values(labels: Any, scores: Any, rel: float) -> tuple[Any, Any]:
+    """LRAP per row through :func:`_lrap_kernel`, and the object whose ``result`` formats
+    it: a Rankings (of any array library) as it stands, with explicit scores each row ranked
+    by :func:`_by_score` first, bare labels in rank order with no tie groups."""
+    if isinstance(labels, Rankings) and scores is None:
+        return _lrap_kernel(labels.labels, labels.lengths, labels.ties, rel), labels
+    if scores is not None and _is_library_array(labels) and _is_library_array(scores):
+        values, by, lengths, scalar = _library_pair(labels, scores, "labels", "scores")
+        return _lrap_kernel(*_by_score(values, by, lengths), rel), _Library(scalar)
     from ._paired_values import as_pair, as_rows
 
-    if scores is not None:
-        return as_pair(labels, scores, "labels", "scores")
-    rl = as_rows(labels, "labels")
-    width = int(rl.lengths.max()) if rl.lengths.size else 0
-    position = np.broadcast_to(np.arange(width, dtype=np.float64), (rl.values.shape[0], width))
-    if isinstance(labels, Rankings) and labels.ties is not None:
-        ties = labels.ties[:, :width]
-        new = np.ones(ties.shape, dtype=bool)
-        new[:, 1:] = ties[:, 1:] != ties[:, :-1]
-        position = np.maximum.accumulate(np.where(new, position, 0.0), axis=1)
-    return rl._replace(values=rl.values[:, :width]), rl._replace(values=-position)
+    if scores is None:
+        rl = as_rows(labels, "labels")
+        return _lrap_kernel(rl.values, rl.lengths, None, rel), rl
+    rl, rs = as_pair(labels, scores, "labels", "scores")
+    return _lrap_kernel(*_by_score(rl.values, rs.values, rl.lengths), rel), rl
 
 
 def lrap(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
@@ -99,7 +132,17 @@ def lrap(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
     Returns
     -------
     float or ndarray of shape (n_rows,)
-        In (0, 1]. Ragged rows (a list of lists) are each scored on their own labels.
+        In (0, 1]. Ragged rows (a list of lists) are each scored on their own labels. A
+        Rankings of another array library (array-api-strict, JAX, PyTorch), or labels and
+        scores both arrays of one, give an array of that library, on its device and in
+        its float dtype (0-d for one 1-D list).
+
+    Notes
+    -----
+    One kernel scores every input: labels in rank order with tie groups, each relevant
+    label's share ``through(end) / end`` of relevant labels among the ``end`` ranks up to
+    the end of its tie group, summed in rank order. Explicit scores are first ranked (each
+    row sorted by score, highest first; a run of equal scores is a tie group).
 
     See Also
     --------
@@ -119,9 +162,8 @@ def lrap(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
     >>> lrap([[0, 1, 1, 0]])   # in rank order: (1/2 + 2/3) / 2
     array([0.58333333])
     """
-    rel = check_rel(rel)
-    rl, rs = _labels_and_scores(labels, scores)
-    return rl.result(_lrap_rows(rl, rs, rel))
+    values, rows = _lrap_values(labels, scores, check_rel(rel))
+    return rows.result(values)
 
 
 def lrap_score(labels: Any, scores: Any = None, *, rel: float = 1, sample_weight: Any = None) -> float:
@@ -147,18 +189,21 @@ def lrap_score(labels: Any, scores: Any = None, *, rel: float = 1, sample_weight
     >>> lrap_score([[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]], sample_weight=[1, 0])
     0.5
     """
-    rel = check_rel(rel)
-    rl, rs = _labels_and_scores(labels, scores)
-    values = _lrap_rows(rl, rs, rel)
+    values = _lrap_values(labels, scores, check_rel(rel))[0]
+    xp = namespace(values)
     if sample_weight is None:
-        weights = np.ones(values.shape)
+        weights = xp.ones_like(values)
     else:
         from ._paired_values import as_rows
 
         weights = as_rows(sample_weight, "sample_weight")
-        if not weights.scalar or weights.values.shape[1] != values.size:
-            raise ValueError(f"sample_weight must have one value per row ({values.size}), got shape {weights.shape}")
+        n = values.shape[0]
+        if not weights.scalar or weights.values.shape[1] != n:
+            raise ValueError(f"sample_weight must have one value per row ({n}), got shape {weights.shape}")
         weights = weights.values[0]
         if np.any(weights < 0) or not weights.sum() > 0:
             raise ValueError("sample_weight must be non-negative and not all 0")
-    return float(query_sum(values * weights) / query_sum(weights))
+        weights = constant(weights, values)  # on the library and device of the values
+    # sums over the rows in row order (NumPy: left to right, as query_sum adds)
+    mean = rank_sum(xp.reshape(values * weights, (1, -1))) / rank_sum(xp.reshape(weights, (1, -1)))
+    return float(mean[0]) if is_numpy(mean) else mean[0]
