@@ -76,6 +76,11 @@ SLOW_TESTS = {
     "test_parsing.py::test_line_blocks_are_the_bytes_in_whole_lines",  # a sweep over block sizes
     "test_io.py::test_file_dict_and_frame_paths_agree",  # a sweep through files, dicts and frames
     "test_layers.py::test_no_engine_name_loads_teaching",  # every module, Dask's included, imported
+    "test_plot.py::test_mrr_top_k_labels_clear_of_every_line",  # a figure drawn per label position
+    "test_plot.py::test_rbp_crossings_of_mean_curves_and_three_systems",  # three systems' curves drawn
+    "test_plot.py::test_every_multi_series_figure_styles_its_series_by_system_styles",  # every figure drawn
+    "test_model_scores.py::test_arrays_of_two_libraries_are_refused",  # imports JAX
+    "test_parsing.py::TestRunTag::test_tag_over_a_block_boundary",  # a sweep over block sizes
 }
 
 _ROOT = Path(__file__).resolve().parent.parent
