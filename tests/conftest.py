@@ -28,12 +28,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-# Deterministic in CI: the same examples every run, no database.
+# `make test` runs half of Hypothesis' default 100 examples (tests/sweeps.py scales the sweeps
+# that set their own number alike), which keeps it within its CPU budget: deterministic in CI
+# (the same examples every run, no database), new ones each time in a developer's run ("dev").
 settings.register_profile(
-    "ci", derandomize=True, database=None, deadline=None, print_blob=True,
+    "ci", max_examples=50, derandomize=True, database=None, deadline=None, print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # The edit loop (`make test-fast`, --hypothesis-profile=fast): the same sweeps, derandomized,
 # with a tenth of the examples; `make test` runs them whole.
 settings.register_profile(

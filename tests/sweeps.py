@@ -1,9 +1,10 @@
 """The size of a Hypothesis sweep, scaled by the profile in force.
 
 A test that sets its own number of examples writes ``@settings(max_examples=sweep(60))``:
-60 under ``make test`` (the ``ci`` and ``dev`` profiles' default of 100 examples), a tenth
-under ``make test-fast`` (the ``fast`` profile's 10), so the edit loop runs every sweep,
-smaller, and the full suite runs it whole.
+30 under ``make test`` (the ``ci`` and ``dev`` profiles' 50 examples, half of Hypothesis'
+default 100: the same every run in CI, new ones in a developer's run), 6 under
+``make test-fast`` (the ``fast`` profile's 10): every sweep runs in every tier, at the size
+the tier affords.
 """
 
 from hypothesis import settings
