@@ -115,7 +115,7 @@ def _tie_groups(r: Rankings, relevant: np.ndarray):
     group starts (c, the documents above it), how many documents and relevant documents it
     holds, and the relevant documents above it (h). Groups are runs of equal ids in a row;
     ``relevant`` is 1.0 or 0.0 at each rank. Counts, so exact on every library."""
-    start, end = tie_bounds(r.ties)
+    start, end = r.derived("tie bounds", lambda: tie_bounds(r.ties))
     prefix = prefix_sum(relevant)
     before = gather(prefix, start)
     return start, as_float(end - start, relevant), gather(prefix, end) - before, before
@@ -144,7 +144,7 @@ def _group_end_precisions(r: Rankings, relevant: np.ndarray, k: int | None) -> n
     xp = namespace(relevant)
     start, size, n_rel, before = _tie_groups(r, relevant)
     cols = columns(relevant)
-    end = tie_bounds(r.ties)[1] == cols + 1
+    end = r.derived("tie bounds", lambda: tie_bounds(r.ties))[1] == cols + 1
     if k is not None and k <= relevant.shape[1]:
         end = end | (cols == k - 1)
     ranks = _ranks(relevant)

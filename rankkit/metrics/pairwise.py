@@ -489,13 +489,13 @@ def _u_statistic(r: Rankings, rel: float) -> tuple[Any, Any]:
     negative = as_float(retrieved & ~positive, r.labels)
     prefix = prefix_sum(negative)
     n_neg = prefix[:, -1:]
-    if r.ties is None:
-        above, through = prefix[:, :-1], prefix[:, 1:]
-    else:
-        start, end = tie_bounds(r.ties)
-        above, through = gather(prefix, start), gather(prefix, end)
-    u = xp.sum(xp.where(positive, (n_neg - through) + 0.5 * (through - above), 0.0), axis=1)
-    return u, as_float(count(positive), r.labels) * n_neg[:, 0]
+    n_pairs = as_float(count(positive), r.labels) * n_neg[:, 0]
+    if r.ties is None:  # the negatives at or above each positive are the pairs out of order
+        return n_pairs - xp.sum(xp.where(positive, prefix[:, 1:], 0.0), axis=1), n_pairs
+    start, end = r.derived("tie bounds", lambda: tie_bounds(r.ties))
+    # below the group, plus half the group's: n_neg - through + (through - above) / 2
+    u = xp.sum(xp.where(positive, n_neg - 0.5 * (gather(prefix, end) + gather(prefix, start)), 0.0), axis=1)
+    return u, n_pairs
 
 
 def pooled_auc(labels: Any, scores: Any, *, ties: str = "average", rel: float = 1) -> Any:
@@ -511,7 +511,8 @@ def pooled_auc(labels: Any, scores: Any, *, ties: str = "average", rel: float = 
     """
     xp = namespace(labels, scores)
     positive = labels >= rel
-    negatives, positives = xp.sort(scores[~positive]), xp.sort(scores[positive])  # sorted: fast searches
+    # sorted for fast searches; equal scores are alike, so the sort need not be stable
+    negatives, positives = xp.sort(scores[~positive], stable=False), xp.sort(scores[positive], stable=False)
     below = as_float(xp.searchsorted(negatives, positives, side="left"), scores)
     at_or_below = as_float(xp.searchsorted(negatives, positives, side="right"), scores)
     u = xp.sum({"average": (below + at_or_below) / 2, "pessimistic": below, "optimistic": at_or_below}[ties])
