@@ -451,7 +451,8 @@ def auc(labels: Any, scores: Any = None, *, rel: float = 1) -> FloatOrArray:
     Notes
     -----
     Wang Shusen's slides use AUC as the pointwise offline metric of a relevance model.
-    O(L log L) per query; all queries are ranked at once (``scipy.stats.rankdata(axis=1)``).
+    O(L log L) per query (the ranking by score); U comes from prefix counts of the negatives
+    along the ranks, every query at once (:func:`_u_statistic`).
     :func:`gauc` averages it over queries with weights.
 
     Examples
