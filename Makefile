@@ -145,3 +145,66 @@ bench: $(VENV)/.bench
 
 clean:
 	rm -rf $(VENV) $(OLD) build
+
+# Mutation testing of the metric kernels and the shared primitives (benchmarks/MUTATION.md):
+# mutmut 3 copies the package to mutants/, makes one small change at a time in the functions
+# named below, and runs on each mutant the tests of pyproject.toml's [tool.mutmut] that reach
+# the changed function; a mutant that no test fails "survived". Then the score per file (it
+# fails under MUTATION_MIN percent detected) and the survivors; the full log is in
+# build/mutation.log. About 15 minutes on 2 cores. Then `.venv/bin/mutmut show NAME` prints a
+# mutant's diff, `.venv/bin/mutmut run NAME` runs it again, `.venv/bin/mutmut browse` shows all.
+.PHONY: mutation
+MUTATION_MIN ?= 90
+MUTATED := rankkit.ops.primitives.* rankkit.ops.pairs.* \
+	$(foreach f,precision recall success average_precision reciprocal_rank fallout _top _relevant _hits \
+	  _retrieved _tie_groups _ranks _expected_precisions _group_end_precisions _expected_first_relevant,\
+	  rankkit.metrics.binary.x_$(f)__mutmut_*) \
+	$(foreach f,auc gauc pnr pair_counts pooled_auc _ranked _rankings _pairs _mann_whitney _u_statistic \
+	  gauc_total _gauc_weights pnr_ratio pnr_total as_rows as_pair auc_unscored pnr_unscored,\
+	  rankkit.metrics.pairwise.x_$(f)__mutmut_*) \
+	$(foreach f,cumulative_gain dcg idcg ndcg rbp err _largest _linear _exp _check_exp_range _gain_function \
+	  _span _top _ranked_gains _ideal_gains _discount_function _dcg _check_max_grade _query_scale _tied,\
+	  rankkit.metrics.graded.x_$(f)__mutmut_*)
+
+# The score of the mutants named by MUTATED, per file, from mutmut's records (mutants/**/*.meta):
+# detected = killed (a test failed) or timed out (the mutant hangs).
+define MUTATION_SCORE
+import fnmatch, glob, json, sys
+from collections import Counter
+least, patterns = float(sys.argv[1]), sys.argv[2:]
+status = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", None: "not checked",
+          36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout"}
+rows, survivors = [], []
+for meta in sorted(glob.glob("mutants/rankkit/**/*.py.meta", recursive=True)):
+    c = Counter()
+    for key, code in json.load(open(meta))["exit_code_by_key"].items():
+        if any(fnmatch.fnmatchcase(key, p) for p in patterns):
+            c[status.get(code, "other")] += 1
+            if status.get(code, "other") not in ("killed", "timeout"):
+                survivors.append(f"{key}: {status.get(code, 'other')}")
+    if c:
+        rows.append((meta[len("mutants/"):-len(".meta")], c))
+rows.append(("overall", sum((c for _, c in rows), Counter())))
+print(f"{'':30} {'detected':>20} {'killed':>7} {'timeout':>8} {'survived':>9} {'no tests':>9} {'other':>6}")
+for name, c in rows:
+    n, found = sum(c.values()), c["killed"] + c["timeout"]
+    print(f"{name:30} {found:6} / {n:<5} {100 * found / n:5.1f}% {c['killed']:7} {c['timeout']:8} {c['survived']:9}"
+          f" {c['no tests']:9} {c['not checked'] + c['other']:6}")
+print("survivors (why each is harmless: benchmarks/MUTATION.md):", *survivors, sep="\n  ")
+score = 100 * (c["killed"] + c["timeout"]) / max(n, 1)
+sys.exit(0 if n and score >= least else f"mutation score {score:.1f}% is below {least:g}%")
+endef
+export MUTATION_SCORE
+
+$(VENV)/.mutation: $(VENV)/.test
+	$(PY) -m pip install --quiet -c $(LOCK) $(EDITABLE) ".[mutation]"
+	touch $@
+
+mutation: $(VENV)/.mutation
+	rm -rf mutants
+	mkdir -p build
+	@echo "$(VENV)/bin/mutmut run <MUTATED: the kernels' functions> > build/mutation.log"
+	@$(VENV)/bin/mutmut run $(foreach m,$(MUTATED),'$(m)') > build/mutation.log 2>&1 \
+		|| (tail -n 40 build/mutation.log; exit 1)
+	@grep -a -o "[0-9.]* mutations/second" build/mutation.log | tail -n 1
+	@$(PY) -c "$$MUTATION_SCORE" $(MUTATION_MIN) $(foreach m,$(MUTATED),'$(m)')
