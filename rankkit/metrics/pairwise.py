@@ -41,6 +41,7 @@ from ..ops.primitives import (
     columns,
     constant,
     count,
+    device,
     gather,
     is_numpy,
     namespace,
@@ -520,7 +521,7 @@ def pooled_auc(labels: Any, scores: Any, *, ties: str = "average", rel: float = 
     pairs = float(positives.shape[0]) * float(negatives.shape[0])
     if is_numpy(scores):
         return float(u / pairs) if pairs > 0 else float("nan")
-    return u / pairs if pairs > 0 else xp.asarray(xp.nan, dtype=u.dtype)
+    return u / pairs if pairs > 0 else xp.asarray(xp.nan, dtype=u.dtype, device=device(scores))
 
 
 def auc_unscored(rankings: Rankings, *, rel: float = 1, **_: Any) -> list:
