@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from library_scores import SUPPORTED, score_arrays
 from sweeps import sweep
 
 import rankkit as rk
@@ -26,20 +27,6 @@ xs = pytest.importorskip("array_api_strict")
 
 FLOAT64 = 1e-12
 FLOAT32 = 1e-5
-
-#: The metrics whose one kernel runs on every array library.
-SUPPORTED = tuple(name for name, info in rk.names.REGISTRY.items() if info.any_library)
-
-
-def score_arrays(xp, labels, scores, query, metrics, **options):
-    """``rk.evaluate_scores`` on one library's arrays, as (ids, values by spec, aggregates by
-    spec, rows per query); the unscored queries' warnings silenced (compared as nan)."""
-    specs = [str(m) for m in metrics]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        table = rk.evaluate_scores(labels, scores, query, specs, **options)
-    return table.query, {s: table[s] for s in specs}, {s: table.all[s] for s in specs}, table.n_rows
-
 
 def to_numpy(x):
     """A host copy, for the assertions only."""

@@ -9,24 +9,12 @@ import warnings
 
 import numpy as np
 import pytest
+from library_scores import SUPPORTED, score_arrays
 
 import rankkit as rk
 from rankkit.names import parse_metric
 
 xp = pytest.importorskip("array_api_compat.numpy")
-
-#: The metrics whose one kernel runs on every array library.
-SUPPORTED = tuple(name for name, info in rk.names.REGISTRY.items() if info.any_library)
-
-
-def score_arrays(xp, labels, scores, query, metrics, **options):
-    """``rk.evaluate_scores`` on one library's arrays, as (ids, values by spec, aggregates by
-    spec, rows per query); the unscored queries' warnings silenced (compared as nan)."""
-    specs = [str(m) for m in metrics]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        table = rk.evaluate_scores(labels, scores, query, specs, **options)
-    return table.query, {s: table[s] for s in specs}, {s: table.all[s] for s in specs}, table.n_rows
 
 SPECS = ["nDCG@10", "nDCG(gain='exp')@5", "nDCG(gain='exp', no_relevant=1)@5",
          "DCG@3", "CG@5", "P@5", "R@10", "success@3", "AP", "AP@5", "RR",
