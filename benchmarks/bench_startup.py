@@ -119,20 +119,19 @@ def wrap_generator(module, cls, name, label):
             yield item
     setattr(owner, name, timed)
 
-# Both paths: the frames' (evaluate_like_trec_eval, then _write prints) and the arrays'
-# (trec_eval_text, which also formats the lines; the command then writes them at once).
+# Both readers (the pipeline after them is one): the frames' (evaluate_like_trec_eval, then
+# _write prints) and the arrays' (trec_eval_text, which also formats the lines; the command
+# then writes them at once).
 for module, name, label in [
         ("rankkit.trec_eval", "read_qrels", "read judgments"),
         ("rankkit.io.readers", "read_qrels", "read judgments"),
-        ("rankkit.evaluation.frameless", "FileJudgments", "read judgments"),
-        ("rankkit.evaluation.stream", "rank_frames", "join"),
-        ("rankkit.evaluation.frameless", "rank_arrays", "join"),
-        ("rankkit.trec_eval", "_trec_table", "metrics"),
+        ("rankkit.evaluation.frameless", "file_judgments", "read judgments"),
+        ("rankkit.evaluation.pipeline", "rank_arrays", "join"),
         ("rankkit.trec_eval", "_trec_values", "metrics"),
         ("rankkit.trec_eval", "aggregate", "all line"),
         ("rankkit.evaluation.scoring", "aggregate", "all line"),
         ("rankkit.trec_eval", "aggregate_column", "all line"),
-        ("rankkit.evaluation.stream", "combine", "blocks put together"),
+        ("rankkit.evaluation.pipeline", "_in_trec_order", "blocks put together"),
         ("rankkit.cli", "_write", "print"),
         ("rankkit.cli", "evaluate_like_trec_eval", "evaluate (all of the above but print)"),
         ("rankkit.cli", "trec_eval_text", "evaluate (all of the above but print)")]:

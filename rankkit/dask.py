@@ -4,9 +4,9 @@ A query's values depend only on its own run lines and judgments, and on settings
 evaluation shares (``rel``, ``depth``, ``ties``, ``judged_only``, ``n_docs`` and the maximum
 grade of ERR and the C/W/L metrics). So :func:`evaluate` partitions the run and the
 judgments by query, once and the same way (a hash shuffle of each, or the judgments cut at
-the run's divisions when the run is already indexed by query), scores every partition with
-rankkit's own join and metrics (:func:`rankkit.rank`, then the columns of
-:func:`rankkit.evaluate`), and passes the maximum grade of all judgments to every partition.
+the run's divisions when the run is already indexed by query), scores every partition as
+one block of the pipeline of every run (:func:`rankkit.evaluation.pipeline.score_run`:
+rankkit's own join and metrics), and passes the maximum grade of all judgments to every partition.
 A query split across input files or partitions is scored once, as one query.
 
 The result is a lazy Dask DataFrame of per-query values (index ``query_id``, one column per
@@ -31,14 +31,15 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_option
+from .evaluation.pipeline import QueryJudgments, RunBlock, score_run
 from .evaluation.scoring import aggregate as _aggregate_table
-from .evaluation.scoring import expand_metrics, is_dask, score, unscored_queries
-from .evaluation.settings import Settings
+from .evaluation.scoring import expand_metrics, is_dask, measure, table_of, unscored_queries
+from .evaluation.settings import Settings, takes_options
 from .io.checks import COLUMN_NAMES
 from .io.keys import id_bytes, query_index, trec_order
 from .io.readers import read_qrels as _read_qrels
 from .io.readers import read_run as _read_run
-from .join import Matched, rank_frames
+from .join import Matched
 from .names.records import refuse_score_metrics
 
 __all__ = ["is_dask", "read_qrels", "read_run", "evaluate", "compute", "aggregate", "compare"]
@@ -195,22 +196,16 @@ def _meta(kind: str) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- evaluating
 
+@takes_options(leave_out=("memory", "progress", "memory_in_use"))
 def evaluate(
     qrels,
     run,
     metrics,
     *,
-    ties: str = "docno",
-    queries: str = "run",
-    depth: int | None = None,
-    rel: float | None = None,
-    judged_only: bool = False,
-    n_docs: int | None = None,
-    max_grade: float | None = None,
-    columns: Mapping[str, str] | None = None,
     npartitions: int | None = None,
     shuffle: str = "tasks",
     settings: Settings | None = None,
+    **options,
 ):
     """Score a run held in a Dask DataFrame: a lazy DataFrame of per-query values.
 
@@ -274,8 +269,7 @@ def evaluate(
     dask = _dask()
 
     shuffle = check_option(shuffle, ("tasks", "p2p"), "shuffle")
-    settings = Settings.of(settings, ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only,
-                           n_docs=n_docs, max_grade=max_grade, columns=columns)
+    settings = Settings.of(settings, **options)
     max_grade, columns = settings.max_grade, settings.columns  # (memory and progress: a file's, not Dask's)
     specs = refuse_score_metrics(expand_metrics(metrics))  # bad specs fail before anything else
     # rankkit's dtypes as they are (Dask would convert str columns and indexes to its own)
@@ -406,19 +400,22 @@ def _score_partition(run: pd.DataFrame, qrels: pd.DataFrame, max_grade, tag, set
     run = run.reset_index() if run.index.name is not None and run.index.name not in run.columns else run
     qrels = qrels.reset_index() if qrels.index.name is not None and qrels.index.name not in qrels.columns else qrels
     matched = Matched()  # ids that never match: warned about once, over every partition (_combine)
-    r = rank_frames(_read_qrels(qrels, columns=settings.columns), _read_run(run, columns=settings.columns), settings,
-                    matched=matched)
-    if tag is not None:
-        r = replace(r, run_name=tag)
-    in_run, in_qrels = (np.asarray(f, dtype=bool) for f in (r.has_run, r.has_qrels))
-    keep = in_qrels & (in_run | (settings.queries == "qrels"))
+    judgments = QueryJudgments.of_frame(_read_qrels(qrels, columns=settings.columns))
+    frame = _read_run(run, columns=settings.columns)
     if max_grade is None or not np.isfinite(max_grade) or max_grade <= 0:
-        max_grade = r.max_grade() if max_grade is None else 1.0
-    table = score(r.take(keep), metrics, rel=settings.rel, max_grade=float(max_grade),
-                  n_docs=settings.n_docs)
+        max_grade = judgments.max_grade() if max_grade is None else 1.0
+    settings = replace(settings, max_grade=float(max_grade))
+    tag = tag if tag is not None else frame.attrs.get("name")
+    blocks = RunBlock.whole_run(frame)
+    del frame
+    specs = expand_metrics(metrics)
+    scored = score_run(judgments, blocks, lambda r: measure(specs)(r, settings), settings, tag=lambda: tag,
+                       matched=matched)
+    table = table_of(scored, specs)
+    ids, in_run, in_qrels = scored.flags
     table.attrs[_INFO] = {
-        "no judgments": r.query_ids[in_run & ~in_qrels].tolist(),
-        "not in the run": r.query_ids[in_qrels & ~in_run].tolist(),
+        "no judgments": ids[in_run & ~in_qrels].tolist(),
+        "not in the run": ids[in_qrels & ~in_run].tolist(),
         "queries": settings.queries, "ties": settings.ties, "matched": matched,
     }
     return table

@@ -83,7 +83,7 @@ def rank_frames(qrels: pd.DataFrame, run: pd.DataFrame, settings: Any = None, *,
 
 def rank_arrays(qrels_ids: pa.ChunkedArray, judgments: Judgments, in_run: list, codes: np.ndarray,
                 columns: list, run_name: str | None, *, ties: str, depth: int | None, judged_only: bool,
-                matched: Matched | None = None, index: Any = None) -> Rankings:
+                matched: Matched | None = None, index: Any = None, release: bool | None = None) -> Rankings:
     """:func:`rank_frames` on columns: the judgments (their document ids and
     :class:`Judgments`), the run's distinct query ids (``in_run``), each line's position
     among them (``codes``), its document ids and scores (``columns``, a list the join
@@ -92,7 +92,9 @@ def rank_arrays(qrels_ids: pa.ChunkedArray, judgments: Judgments, in_run: list, 
     array).
 
     Given ``matched`` (one block of a run read in blocks), the memory Arrow's allocator
-    holds is kept for the next block; else it goes back to the system once the run is joined."""
+    holds is kept for the next block; else it goes back to the system once the run is
+    joined. ``release`` says so instead, when given."""
+    release = matched is None if release is None else release
     run_ids, scores = columns
     columns.clear()
     query_ids, run_rows, judged_rows = _query_rows(in_run, codes, judgments)
@@ -100,7 +102,7 @@ def rank_arrays(qrels_ids: pa.ChunkedArray, judgments: Judgments, in_run: list, 
     ordered = _order_run(run_rows, scores, len(query_ids))
     del scores
     rows, grade, exact_keys = _match_judgments(ordered, query_ids, run_rows, run_ids, qrels_ids, judgments, judged_rows,
-                                               release=matched is None)
+                                               release=release)
     check = Matched() if matched is None else matched
     check.add(len(rows), functools.partial(_unmatched_example, ordered, run_ids, qrels_ids, judgments, judged_rows))
     if matched is None:
@@ -121,7 +123,7 @@ def rank_arrays(qrels_ids: pa.ChunkedArray, judgments: Judgments, in_run: list, 
     tie_ids = _tie_groups(q_sorted, counts, start, width) if ties == "average" else None
     del q_sorted, start
     ideal, n_judged = _ideal(judgments, judged_rows, len(query_ids))
-    if matched is None:
+    if release:
         pa.default_memory_pool().release_unused()
     has_qrels = np.zeros(len(query_ids), dtype=bool)
     has_qrels[judged_rows] = True

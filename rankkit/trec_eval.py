@@ -37,11 +37,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow.compute as pc
 
 from .evaluation.arrays import aggregate_column, defaults, score_values
-from .evaluation.settings import Settings
-from .io.keys import arrow_ids
+from .evaluation.settings import Settings, takes_options
 from .io.trec_format import NUMBER, id_text, os_error
 from .join import outside_rankkit
 from .metrics.binary import STANDARD_RECALL_LEVELS
@@ -107,50 +105,44 @@ def trec_measures(specs: Iterable[str] | None) -> dict[str, Metric]:
     return refuse_score_metrics(columns)  # AUC, MSE, ...: a run has no model scores per judged document
 
 
+@takes_options()
 def evaluate_like_trec_eval(
     qrels,
     run,
-    columns: dict[str, Metric],
+    measures: dict[str, Metric],
     *,
-    complete: bool = False,
-    rel: float | None = None,
-    depth: int | None = None,
-    judged_only: bool = False,
-    n_docs: int | None = None,
-    ties: str = "docno",
-    memory: int | str | None = None,
-    progress: bool = False,
     zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
     settings: Settings | None = None,
+    **options: Any,
 ) -> tuple[pd.DataFrame, pd.Series]:
-    """Per-query values and the ``all`` line, as trec_eval computes them.
+    """Per-query values and the ``all`` line, as trec_eval computes them, of the columns
+    ``measures`` (:func:`trec_measures`).
 
-    ``complete`` is trec_eval's ``-c``; ``rel`` ``-l``, ``depth`` ``-M``, ``judged_only``
-    ``-J``, ``n_docs`` ``-N``; ``zscores`` (:func:`read_zscores`) ``-Z``. A TREC run file is
-    read block by block within ``memory``, with a progress bar if ``progress`` (see
-    :func:`rankkit.evaluate`). ``settings`` (a :class:`~rankkit.evaluation.settings.Settings`),
-    when given, holds every option instead (``complete`` is ``queries="qrels"``). Returns
+    The options are those of :class:`~rankkit.evaluation.settings.Settings`, in ``settings``
+    or as keywords: ``queries="qrels"`` is trec_eval's ``-c``, ``rel`` ``-l``, ``depth``
+    ``-M``, ``judged_only`` ``-J``, ``n_docs`` ``-N``; ``zscores`` (:func:`read_zscores`) is
+    ``-Z``. A TREC run file is read block by block within ``memory``, with a progress bar if
+    ``progress`` (see :func:`rankkit.evaluate`). Returns
     the per-query table (one row per scored query, in trec_eval's order) and the ``all``
     values (a Series; strings for runid).
     """
-    from .evaluation.scoring import aggregate, per_query_table  # frames: pandas on first use
+    from .evaluation.pipeline import QueryJudgments
+    from .evaluation.scoring import aggregate, score_any_run, table_of  # frames: pandas on first use
     from .io.readers import read_qrels
 
-    if settings is None:
-        settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
-                            judged_only=judged_only, n_docs=n_docs, memory=memory, progress=progress)
+    settings = Settings.of(settings, **options)
     complete = settings.queries == "qrels"
-    qrels = read_qrels(qrels)
-    named = _judged_bogus_docno(qrels) if complete else {}
-    table, unscored = per_query_table(qrels, run, lambda r, s: _trec_table(r, columns, s, named), settings,
-                                      check_labels=_check_integer_labels)
-    table.attrs["unscored"] = unscored
+    judgments = QueryJudgments.of_frame(read_qrels(qrels, columns=settings.columns))
+    named = judgments.named(BOGUS_DOCNO) if complete else {}
+    scored = score_any_run(judgments, run, lambda r, s: _trec_values(r, measures, s, named), settings,
+                           check_labels=_check_integer_labels)
+    table = table_of(scored, measures)
     geometric = to_zscores(table, zscores) if zscores is not None else {}
     summary = aggregate(table)
     for column, value in geometric.items():
         summary[column] = value
     if complete and "num_rel" in table.columns:  # trec_eval counts every label > 0 here
-        summary["num_rel"] = float((qrels.relevance.to_numpy() > 0).sum())
+        summary["num_rel"] = float((judgments.grades > 0).sum())
     return table, summary
 
 
@@ -247,16 +239,9 @@ def _check_integer_labels(labels: np.ndarray) -> None:
                       f"them ({fractions[0]:g} -> {int(fractions[0])})", UserWarning, stacklevel=outside_rankkit())
 
 
-def _trec_table(r: Rankings, columns: dict[str, Metric], settings: Settings, named: dict[str, float]) -> pd.DataFrame:
-    """The values of the queries of ``r`` (each judged), as trec_eval sets them."""
-    from .evaluation.scoring import frame_of
-
-    return frame_of(_trec_values(r, columns, settings, named), r, columns)
-
-
 def _trec_values(r: Rankings, columns: dict[str, Metric], settings: Settings,
                  named: dict[str, float]) -> dict[str, np.ndarray]:
-    """:func:`_trec_table`'s columns, as arrays."""
+    """The values of the queries of ``r`` (each judged), as trec_eval sets them."""
     missing = ~r.has_run
     scored = _one_document(r, missing, settings.judged_only, named)
     values = score_values(scored, columns, defaults(scored, settings.rel, settings.max_grade, settings.n_docs))
@@ -268,14 +253,6 @@ def _trec_values(r: Rankings, columns: dict[str, Metric], settings: Settings,
 #: The document of trec_eval -c's ranking for a judged query missing from the run
 #: (``trec_eval.c``'s ``bogus_result``, score 1.0).
 BOGUS_DOCNO = "ceci_nest_pas_un_docno"
-
-
-def _judged_bogus_docno(qrels: pd.DataFrame) -> dict[str, float]:
-    """Query id -> label, for the judgments of a document named :data:`BOGUS_DOCNO`
-    (one comparison over the judgments' ids; none in any real collection)."""
-    rows = np.flatnonzero(pc.equal(arrow_ids(qrels.doc_id), BOGUS_DOCNO).to_numpy(zero_copy_only=False))
-    ids, labels = qrels.query_id.to_numpy()[rows], qrels.relevance.to_numpy()[rows]
-    return {str(q): float(label) for q, label in zip(ids, labels)}
 
 
 def _one_document(r: Rankings, missing: np.ndarray, judged_only: bool, named: dict[str, float]) -> Rankings:
@@ -412,39 +389,38 @@ def _per_query_text(ids: list, columns: dict[str, Any], infos: dict[str, MetricI
     return "".join(lines.ravel().tolist())
 
 
-def trec_eval_text(qrels: str | os.PathLike, run: str | os.PathLike, columns: dict[str, Metric], *,
-                   complete: bool = False, rel: float | None = None, depth: int | None = None,
-                   judged_only: bool = False, n_docs: int | None = None, ties: str = "docno",
-                   memory: int | str | None = None, per_query: bool = False, summary_lines: bool = True,
-                   settings: Settings | None = None) -> str:
+@takes_options()
+def trec_eval_text(qrels: str | os.PathLike, run: str | os.PathLike, measures: dict[str, Metric], *,
+                   per_query: bool = False, summary_lines: bool = True, settings: Settings | None = None,
+                   **options: Any) -> str:
     """trec_eval's output for two TREC files (paths), as :func:`evaluate_like_trec_eval` and
     :func:`trec_lines` give it, without frames: what ``rankkit evaluate`` prints. Raises
     :class:`rankkit.evaluation.frameless.Unsupported` where that path does not apply (then
-    nothing was printed, nor warned). ``settings``, when given, holds every option instead."""
-    from .evaluation.frameless import FileJudgments, Unsupported, per_query_values, takes
+    nothing was printed, nor warned). The options are :func:`evaluate_like_trec_eval`'s."""
+    from .evaluation.frameless import Unsupported, file_judgments, run_blocks, takes
+    from .evaluation.pipeline import score_run
 
     if not (takes(qrels) and takes(run)):
         raise Unsupported("not two TREC files")
-    if settings is None:
-        settings = Settings(ties=ties, queries="qrels" if complete else "run", depth=depth, rel=rel,
-                            judged_only=judged_only, n_docs=n_docs, memory=memory)
+    settings = Settings.of(settings, **options)
     complete = settings.queries == "qrels"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        judgments = FileJudgments(qrels)
+        judgments = file_judgments(qrels)
         labels = judgments.grades
         _check_integer_labels(labels[labels >= 0])
         named = judgments.named(BOGUS_DOCNO) if complete else {}
         settings = settings.with_max_grade(judgments.max_grade())
-        ids, values, tag = per_query_values(judgments, run, settings,
-                                            lambda r: _trec_values(r, columns, settings, named))
+        blocks, tag = run_blocks(run, settings)
+        scored = score_run(judgments, blocks, lambda r: _trec_values(r, measures, settings, named), settings, tag=tag)
     for warning in caught:  # the same, in the same order, as the frames' path's
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-    infos = {column: metric.info for column, metric in columns.items()}
-    for column, metric in columns.items():
+    ids, values, tag = scored.ids, scored.values, scored.tag
+    infos = {column: metric.info for column, metric in measures.items()}
+    for column, metric in measures.items():
         if metric.name == "runid":
             values[column] = np.array([tag or ""] * len(ids), dtype=object)
-    summary = {column: aggregate_column(values[column], infos[column]) for column in columns}
+    summary = {column: aggregate_column(values[column], infos[column]) for column in measures}
     if complete and "num_rel" in values:  # trec_eval counts every label > 0 here
         summary["num_rel"] = float((labels > 0).sum())
     text = _per_query_text(ids, values, infos) if per_query else ""

@@ -90,3 +90,78 @@ def test_evaluate_takes_the_settings_object_or_its_keywords():
         rk.evaluate(qrels, run, ["P@5"], settings=rk.Settings(ties="average"), depth=20)
     with pytest.raises(TypeError, match="settings must be a rankkit.Settings, got dict"):
         rk.evaluate(qrels, run, ["P@5"], settings={"ties": "average"})
+
+
+# --------------------------------------------------------------------------- options declared once
+
+ENTRY_POINTS = {  # each entry point taking the options, and the fields it leaves out
+    "rankkit.evaluate": ("memory_in_use",),
+    "rankkit.evaluation.evaluate": ("memory_in_use",),
+    "rankkit.trec_eval.evaluate_like_trec_eval": ("memory_in_use",),
+    "rankkit.trec_eval.trec_eval_text": ("memory_in_use",),
+    "rankkit.dask.evaluate": ("memory", "progress", "memory_in_use"),
+}
+
+
+def _entry(path: str):
+    import importlib
+
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize("path", sorted(ENTRY_POINTS))
+def test_every_entry_point_takes_every_option_from_the_one_declaration(path):
+    """The keywords each entry point shows are the fields of Settings (but those it leaves
+    out), with Settings' defaults: a field added to Settings is a keyword everywhere, with
+    no signature to change (then only the command line declares its flag)."""
+    import inspect
+
+    parameters = inspect.signature(_entry(path)).parameters
+    wanted = [f for f in dataclasses.fields(Settings) if f.name not in ENTRY_POINTS[path]]
+    assert {f.name: f.default for f in wanted}.items() <= {n: p.default for n, p in parameters.items()}.items()
+    assert not set(ENTRY_POINTS[path]) & set(parameters)
+    assert list(parameters)[-1] == "settings" or "settings" in parameters
+
+
+def test_an_unknown_option_is_refused_with_a_suggestion():
+    with pytest.raises(TypeError, match=r"unknown option tie= \(did you mean ties=\?\)"):
+        rk.evaluate(QRELS, RUN, ["P@1"], tie="average")
+    with pytest.raises(TypeError, match="takes no memory= option"):
+        _entry("rankkit.dask.evaluate")(QRELS, RUN, ["P@1"], memory="1GB")
+
+
+def test_every_input_kind_takes_the_one_pipeline(tmp_path, monkeypatch):
+    """Dicts, frames, a TREC run file read in blocks, the command's arrays and Dask
+    partitions: each is scored by rankkit.evaluation.pipeline.score_run, with the same values."""
+    import warnings
+
+    import pandas as pd
+
+    from rankkit.evaluation import pipeline
+    from rankkit.trec_eval import trec_eval_text
+
+    calls = []
+    real = pipeline.score_run
+
+    def spy(judgments, blocks, measure, settings, **kwargs):
+        scored = real(judgments, blocks, measure, settings, **kwargs)
+        calls.append(scored)
+        return scored
+
+    for module in ("rankkit.evaluation.scoring", "rankkit.evaluation.stream", "rankkit.dask", "rankkit.evaluation.pipeline"):
+        monkeypatch.setattr(f"{module}.score_run", spy, raising=False)
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("".join(f"{q} 0 {d} {v}\n" for q, docs in QRELS.items() for d, v in docs.items()))
+    run_path.write_text("".join(f"{q} Q0 {d} 0 {s} t\n" for q, docs in RUN.items() for d, s in docs.items()))
+    frame = pd.DataFrame([(q, d, s) for q, docs in RUN.items() for d, s in docs.items()],
+                         columns=["query_id", "doc_id", "score"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tables = [rk.evaluate(QRELS, run, ["P@1", "AP"]) for run in (RUN, frame, run_path)]
+        text = trec_eval_text(qrels_path, run_path, trec_measures(["P.1", "map"]))
+    assert len(calls) == 4
+    for table in tables[1:]:
+        pd.testing.assert_frame_equal(table, tables[0])
+    assert [c.values["P_1"].tolist() for c in calls[3:]] == [tables[0]["P@1"].tolist()]
+    assert "P_1                   \tall\t1.0000" in text

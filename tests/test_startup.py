@@ -95,7 +95,7 @@ def test_the_command_prints_what_the_frames_path_prints(flags):
     assert out == in_process.getvalue()
     assert err == in_process_err.getvalue()
     specs = [flags[i + 1] for i, f in enumerate(flags) if f == "-m"] or None
-    options = {"complete": "-c" in flags, "judged_only": "-J" in flags}
+    options = {"queries": "qrels" if "-c" in flags else "run", "judged_only": "-J" in flags}
     for flag, name, kind in (("-M", "depth", int), ("-l", "rel", float), ("-N", "n_docs", int),
                              ("--ties", "ties", str)):
         if flag in flags:

@@ -1,4 +1,4 @@
-"""Tests for rankkit.stream: a run file evaluated block by block equals the run held whole.
+"""Tests for rankkit.evaluation.stream: a run file evaluated block by block equals the run held whole.
 
 Blocks are made tiny here (``_MIN_BLOCK`` patched to a few dozen bytes, ``memory=1``), so
 that queries straddle blocks, a block holds part of one query, and a run that is not
@@ -21,7 +21,7 @@ from sweeps import sweep
 
 import rankkit as rk
 from rankkit.cli import main
-from rankkit.evaluation import memory, stream
+from rankkit.evaluation import memory, pipeline, stream
 from rankkit.io import RunFile
 from rankkit.trec_eval import evaluate_like_trec_eval, trec_eval_text, trec_lines, trec_measures
 
@@ -120,7 +120,7 @@ def test_trec_eval_lines_are_the_same_in_blocks(tmp_path_factory, data, shuffle,
     run_path.write_text(run_text(lines))
     qrels_path.write_text("".join(f"{q} 0 {d} {v}\n" for q, docs in qrels.items() for d, v in docs.items()))
     columns = trec_measures(["all_trec"])
-    options = {"complete": complete, "judged_only": judged_only, "depth": depth}
+    options = {"queries": "qrels" if complete else "run", "judged_only": judged_only, "depth": depth}
     old = memory._MIN_BLOCK
     memory._MIN_BLOCK = size
     try:
@@ -336,7 +336,7 @@ def test_reads_ahead_only_where_the_budget_leaves_room_for_two_blocks(tmp_path, 
     assert stream.reads_ahead(2**30)
     assert not stream.reads_ahead(100 * 2**20)  # less than 16 MiB x 12
     used = []
-    monkeypatch.setattr(stream, "read_ahead", lambda frames: used.append(1) or stream.boxed(frames))
+    monkeypatch.setattr(pipeline, "read_ahead", lambda blocks: used.append(1) or memory.boxed(blocks))
     path = tmp_path / "run.txt"
     path.write_text(run_text(GROUPED))
     quiet(rk.evaluate, QRELS, path, SPECS, memory=1)
@@ -391,7 +391,7 @@ def _reader_threads():
 def test_read_ahead_reads_one_frame_ahead_and_no_more():
     import time
     pulled = []
-    boxes = stream.read_ahead(_counted(5, pulled))
+    boxes = memory.read_ahead(_counted(5, pulled))
     seen = []
     for box in boxes:
         frame = box.pop()
@@ -406,7 +406,7 @@ def test_read_ahead_reads_one_frame_ahead_and_no_more():
 def test_read_ahead_raises_the_readers_error_after_the_frames_before_it():
     seen = []
     with pytest.raises(ValueError, match="bad line in block 2"):
-        for box in stream.read_ahead(_counted(5, [], fail_at=2)):
+        for box in memory.read_ahead(_counted(5, [], fail_at=2)):
             seen.append(box.pop().block[0])
     assert seen == [0, 1]
     assert not _reader_threads()
@@ -414,7 +414,7 @@ def test_read_ahead_raises_the_readers_error_after_the_frames_before_it():
 
 def test_read_ahead_stops_its_thread_when_the_caller_stops():
     pulled = []
-    boxes = stream.read_ahead(_counted(100, pulled))
+    boxes = memory.read_ahead(_counted(100, pulled))
     next(boxes)
     boxes.close()
     assert not _reader_threads()

@@ -1,9 +1,10 @@
 """``evaluate``: score a run against judgments, one row per query; ``rank``, ``score`` and ``aggregate``.
 
 The way of a run, one way down: :func:`evaluate` (and :func:`rankkit.trec_eval.evaluate_like_trec_eval`)
-check their options once into a :class:`~rankkit.evaluation.settings.Settings`; :func:`per_query_table`
-reads a run file in blocks (:mod:`rankkit.evaluation.stream`) or joins a run held in memory
-(:func:`rankkit.join.rank_frames`), and scores each :class:`Rankings` (:func:`score`).
+check their options once into a :class:`~rankkit.evaluation.settings.Settings`; :func:`score_any_run`
+reads the judgments, and the run in blocks (a run file: :mod:`rankkit.evaluation.stream`) or
+as one block (a run held in memory), then every run takes the one pipeline
+(:mod:`rankkit.evaluation.pipeline`: join, rank, measure); :func:`table_of` makes the table.
 
 Metrics are named by specs (:mod:`rankkit.names`), one syntax everywhere (the command line,
 ``evaluate``, notebooks)::
@@ -33,6 +34,7 @@ import pandas as pd
 
 from .._validation import check_rel
 from ..io import RunFile, read_qrels, read_run
+from ..io.keys import query_index
 from ..join import rank_frames
 from ..names import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
 from ..names.records import refuse_score_metrics
@@ -41,13 +43,14 @@ from .arrays import GEOMETRIC_FLOOR as GEOMETRIC_FLOOR  # kept here: callers imp
 from .arrays import aggregate_column, score_values, unscored_queries
 from .arrays import defaults as _defaults
 from .arrays import geometric_mean as geometric_mean
+from .pipeline import QueryJudgments, RunBlock, Scored, score_run
 from .score_table import ScoreTable, to_numpy
-from .settings import QUERY_POLICIES, TIE_POLICIES, Settings
-from .stream import combine, judged_max_grade, stream_tables
+from .settings import QUERY_POLICIES, TIE_POLICIES, Settings, takes_options
+from .stream import score_run_file
 
 __all__ = [
     "Metric", "MetricInfo", "REGISTRY", "parse_metric", "expand_metrics", "score", "rank",
-    "evaluate", "aggregate", "per_query_table", "unscored_queries", "is_dask", "QUERY_POLICIES",
+    "evaluate", "aggregate", "score_any_run", "table_of", "measure", "unscored_queries", "is_dask", "QUERY_POLICIES",
     "TIE_POLICIES",
 ]
 
@@ -109,16 +112,28 @@ def score(
 
 
 def _score(r: Rankings, columns: dict[str, Metric], defaults: dict[str, Any]) -> pd.DataFrame:
-    return frame_of(score_values(r, columns, defaults), r, columns)
+    return frame_of(score_values(r, columns, defaults), pd.Index(r.query_ids, name="query_id"), columns)
 
 
-def frame_of(data: dict[str, np.ndarray], r: Rankings, columns: dict[str, Metric]) -> pd.DataFrame:
-    """The table of :func:`score` from its values (:func:`score_values`) over the queries of ``r``."""
+def frame_of(data: dict[str, np.ndarray], index: pd.Index, columns: dict[str, Metric]) -> pd.DataFrame:
+    """The table of :func:`score` from its values (:func:`score_values`) along the query ids ``index``."""
     for column, metric in columns.items():
         if metric.info.kind == "str":
-            data[column] = _text(data[column], r.query_ids)
-    table = pd.DataFrame(data, index=pd.Index(r.query_ids, name="query_id"), columns=list(columns))
+            data[column] = _text(data[column], index)
+    table = pd.DataFrame(data, index=index, columns=list(columns))
     table.attrs["metrics"] = {column: str(metric) for column, metric in columns.items()}
+    return table
+
+
+def table_of(scored: Scored, columns: dict[str, Metric]) -> pd.DataFrame:
+    """The per-query table of a run's values (:func:`~rankkit.evaluation.pipeline.score_run`):
+    index ``query_id`` in trec_eval's order, ``runid`` columns set to the run's tag (known
+    once the whole run is read), ``attrs["unscored"]`` the queries left out."""
+    for column, metric in columns.items():
+        if metric.name == "runid":
+            scored.values[column] = np.array([scored.tag or ""] * len(scored.ids), dtype=object)
+    table = frame_of(scored.values, query_index(scored.ids), columns)
+    table.attrs["unscored"] = scored.unscored
     return table
 
 
@@ -166,31 +181,14 @@ def aggregate(table: pd.DataFrame | ScoreTable) -> pd.Series:
     return pd.Series(values, index=table.columns, dtype=np.float64 if numeric else object)
 
 
-def _query_flags(r: Rankings) -> tuple[np.ndarray, np.ndarray]:
-    """(in run, in qrels) per row, as set by :func:`rankkit.rank` (None: both)."""
-    in_run, in_qrels = r.has_run, r.has_qrels
-    n = r.n_queries
-    in_run = np.ones(n, dtype=bool) if in_run is None else np.asarray(in_run, dtype=bool)
-    in_qrels = np.ones(n, dtype=bool) if in_qrels is None else np.asarray(in_qrels, dtype=bool)
-    return in_run, in_qrels
-
-
+@takes_options()
 def evaluate(
     qrels,
     run,
     metrics: str | Metric | Iterable[str | Metric],
     *,
-    ties: str = "docno",
-    queries: str = "run",
-    depth: int | None = None,
-    rel: float | None = None,
-    judged_only: bool = False,
-    n_docs: int | None = None,
-    max_grade: float | None = None,
-    columns: Mapping[str, str] | None = None,
-    memory: int | str | None = None,
-    progress: bool = False,
     settings: Settings | None = None,
+    **options: Any,
 ) -> pd.DataFrame:
     """Score a run against judgments: one row per query, one column per metric.
 
@@ -245,7 +243,9 @@ def evaluate(
         notebooks; else a line on stderr).
     settings : rankkit.Settings or None, default=None
         Every option above in one object, checked once (:class:`rankkit.Settings`), to keep
-        and pass around; the keywords are its sugar. Give one or the other.
+        and pass around; the keywords are its sugar. Give one or the other. Every field of
+        :class:`rankkit.Settings` is a keyword here (the signature shows them): an option
+        is declared there once.
 
     Returns
     -------
@@ -281,62 +281,53 @@ def evaluate(
     >>> table.attrs["unscored"]
     {'q2': 'not in the run', 'q3': 'no judgments'}
     """
-    settings = Settings.of(settings, ties=ties, queries=queries, depth=depth, rel=rel, judged_only=judged_only,
-                           n_docs=n_docs, max_grade=max_grade, columns=columns, memory=memory, progress=progress)
+    settings = Settings.of(settings, **options)
     specs = refuse_score_metrics(expand_metrics(metrics))  # bad specs fail before any file is read
-    table, unscored = per_query_table(read_qrels(qrels, columns=settings.columns), run,
-                                      lambda r, s: _score_with(r, specs, s), settings)
-    table.attrs |= {"unscored": unscored, "queries": settings.queries, "ties": settings.ties}
+    scored = score_any_run(read_qrels(qrels, columns=settings.columns), run, measure(specs), settings)
+    table = table_of(scored, specs)
+    table.attrs |= {"queries": settings.queries, "ties": settings.ties}
     return table
 
 
-def _score_with(r: Rankings, columns: dict[str, Metric], settings: Settings) -> pd.DataFrame:
-    """:func:`score` with the evaluation-wide defaults of ``settings``."""
-    return _score(r, columns, _defaults(r, settings.rel, settings.max_grade, settings.n_docs))
+def measure(columns: dict[str, Metric]) -> Callable[[Rankings, Settings], dict[str, np.ndarray]]:
+    """The values of ``columns`` on a Rankings, with the evaluation-wide defaults of its
+    settings (``rel``, ``max_grade``, ``n_docs``): what :func:`evaluate` measures."""
+    def values(r: Rankings, settings: Settings) -> dict[str, np.ndarray]:
+        return score_values(r, columns, _defaults(r, settings.rel, settings.max_grade, settings.n_docs))
+    return values
 
 
-def per_query_table(
-    qrels: pd.DataFrame,
+def score_any_run(
+    qrels: pd.DataFrame | QueryJudgments,
     run,
-    score_rankings: Callable[[Rankings, Settings], pd.DataFrame],
+    measure: Callable[[Rankings, Settings], dict[str, np.ndarray]],
     settings: Settings,
     *,
     check_labels: Callable[[np.ndarray], None] | None = None,
-) -> tuple[pd.DataFrame, dict]:
-    """The per-query table of a run, read from a file in blocks or held in memory: the one
-    way of :func:`evaluate` and of trec_eval's printer (:mod:`rankkit.trec_eval`).
+) -> Scored:
+    """A run's values, read from a TREC file in blocks or held in memory: the way of
+    :func:`evaluate` and of trec_eval's printer (:mod:`rankkit.trec_eval`) through the
+    one pipeline (:func:`~rankkit.evaluation.pipeline.score_run`).
 
-    ``qrels`` is a frame :func:`rankkit.read_qrels` returned. A TREC run file is read block
-    by block (:func:`rankkit.evaluation.stream.stream_tables`, within ``settings.memory``);
-    any other run is read whole and joined at once. ``score_rankings(r, settings)`` scores
-    the queries of ``r`` to keep (``settings.queries``), with ``settings.max_grade`` set
-    (the judgments' largest label when none was given). ``check_labels`` is shown the
-    judged labels (>= 0) once. Returns the table, in trec_eval's order, and the queries
-    left out with the reason (warned about, as :func:`unscored_queries` warns).
+    ``qrels`` is a frame :func:`rankkit.read_qrels` returned, or its
+    :class:`~rankkit.evaluation.pipeline.QueryJudgments`. A TREC run file is read block
+    by block within ``settings.memory`` (:func:`rankkit.evaluation.stream.run_file_blocks`);
+    any other run is read whole, as one block. ``measure(r, settings)`` gives the values of
+    the judged queries of ``r``, with ``settings.max_grade`` set (the judgments' largest
+    label when none was given). ``check_labels`` is shown the judged labels (>= 0) once.
+    The queries left out are warned about (:func:`unscored_queries`).
     """
-    if RunFile.is_trec(run):
-        settings = settings.with_max_grade(judged_max_grade(qrels))
-        with RunFile(run) as run_file:
-            if check_labels is not None:
-                labels = qrels.relevance.to_numpy()
-                check_labels(labels[labels >= 0])
-            tables, found = stream_tables(qrels, run_file, lambda r: score_rankings(r, settings), settings)
-        _, unscored = unscored_queries(*found.flags(), settings.queries)
-        return _with_tag(combine(tables), found.tag), unscored
-    r = rank_frames(qrels, read_run(run, columns=settings.columns), settings)
+    judgments = qrels if isinstance(qrels, QueryJudgments) else QueryJudgments.of_frame(qrels)
     if check_labels is not None:
-        check_labels(r.ideal)
-    in_run, in_qrels = _query_flags(r)
-    keep, unscored = unscored_queries(r.query_ids, in_run, in_qrels, settings.queries)
-    return score_rankings(r.take(keep), settings.with_max_grade(r.max_grade())), unscored
-
-
-def _with_tag(table: pd.DataFrame, tag: str | None) -> pd.DataFrame:
-    """``runid`` columns set to the run's tag (a run read in blocks knows it at the end)."""
-    for column, spec in table.attrs.get("metrics", {}).items():
-        if parse_metric(spec).name == "runid":
-            table[column] = _text([tag or ""] * len(table), table.index)
-    return table
+        check_labels(judgments.grades[judgments.grades >= 0])
+    settings = settings.with_max_grade(judgments.max_grade())
+    if RunFile.is_trec(run):
+        with RunFile(run) as run_file:
+            return score_run_file(judgments, run_file, lambda r: measure(r, settings), settings)
+    frame = read_run(run, columns=settings.columns)
+    tag, blocks = frame.attrs.get("name"), RunBlock.whole_run(frame)
+    del frame  # the join frees the run's columns as it goes
+    return score_run(judgments, blocks, lambda r: measure(r, settings), settings, tag=lambda: tag)
 
 
 def is_dask(obj: Any) -> bool:

@@ -11,7 +11,10 @@ is here, and only here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import difflib
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -21,7 +24,7 @@ from .._validation import check_k, check_option, check_rel
 from ..join import TIES
 from .memory import parse_memory
 
-__all__ = ["Settings", "QUERY_POLICIES", "TIE_POLICIES"]
+__all__ = ["Settings", "QUERY_POLICIES", "TIE_POLICIES", "takes_options"]
 
 #: Which queries an evaluation scores (see :func:`rankkit.evaluate`).
 QUERY_POLICIES = ("run", "qrels")
@@ -116,6 +119,13 @@ class Settings:
         ...
         ValueError: pass the options either as keywords or in settings=, not both (ties given beside settings=)
         """
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+            hint = f" (did you mean {close[0]}=?)" if close else ""
+            raise TypeError(f"unknown option {unknown[0]}={hint}; the options are those of rankkit.Settings: "
+                            f"{', '.join(f.name for f in fields(cls))}")
         if settings is None:
             return cls(**options)
         if not isinstance(settings, Settings):
@@ -137,6 +147,52 @@ class Settings:
         """These settings with the maximum grade the evaluation found (the judgments'
         largest label), where none was given."""
         return self if self.max_grade is not None else replace(self, max_grade=max_grade)
+
+
+def takes_options(*, leave_out: Iterable[str] = ("memory_in_use",)) -> Callable:
+    """The options of :class:`Settings` as keywords of a function ``f(..., settings=None,
+    **options)``, which builds its settings with :meth:`Settings.of`.
+
+    Its signature (``help()``, ``inspect.signature``, editors) shows every field of
+    Settings as a keyword-only parameter with its default, but those in ``leave_out``, which
+    are refused: so an option is declared once, in :class:`Settings`, and every entry point
+    takes it with nothing else to change. Keyword-only parameters the function declares
+    itself stay before them.
+
+    Examples
+    --------
+    >>> @takes_options(leave_out=("memory", "progress", "memory_in_use"))
+    ... def depth_of(run, *, settings=None, **options):
+    ...     return Settings.of(settings, **options).depth
+    >>> depth_of("run", depth=10)
+    10
+    >>> "ties" in inspect.signature(depth_of).parameters
+    True
+    >>> depth_of("run", memory="1GB")
+    Traceback (most recent call last):
+    ...
+    TypeError: depth_of() takes no memory= option
+    """
+    leave_out = tuple(leave_out)
+
+    def decorate(function: Callable) -> Callable:
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            for name in leave_out:
+                if name in kwargs:
+                    raise TypeError(f"{function.__name__}() takes no {name}= option")
+            return function(*args, **kwargs)
+
+        signature = inspect.signature(function)
+        own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        names = {p.name for p in own}
+        options = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
+                   for f in fields(Settings) if f.name not in leave_out and f.name not in names]
+        at = next((i for i, p in enumerate(own) if p.name == "settings"), len(own))
+        call.__signature__ = signature.replace(parameters=[*own[:at], *options, *own[at:]])
+        return call
+
+    return decorate
 
 
 def _max_grade(value) -> float | None:
