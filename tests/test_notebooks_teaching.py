@@ -203,3 +203,120 @@ def test_start_here_lists_every_erratum_box():
     boxes = {(source, path.name[:2]) for path in LESSONS[1:] for c in read(path).cells if c.cell_type == "markdown"
              for source in re.findall(r"Erratum \(source (\d{3})", c.source)}
     assert boxes and boxes <= listed, sorted(boxes - listed)
+
+
+# No hint one click away: the check cells the students' copy keeps (collapsed, a click from open)
+# give no exercise away. The answers are what the solution cells state (their text and printed
+# numbers) and, for a question answered by no solution cell (a "Try it"), the checks the teacher's
+# copy alone keeps (tagged remove-cell) in its section; plus the formulas below.
+QUESTION = re.compile(r"^#{2,4}\s+(?:\d+\.\s+)?(?:Exercise\b|Try it\b)", re.M)
+MENTION = re.compile(r"\bexercises?\b|\bquestions?\b|\btry it\b", re.I)
+NUMBER = re.compile(r"(?<![\w.])(\d+\.\d{2,})(?![\w.])")
+FRACTION = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./])")
+#: Answers that are formulas, not numbers (spaces left out): 06's exercise 3 relates Kendall's tau to
+#: PNR, or to the inversions D of six distinct labels.
+ANSWER_FORMULAS = {
+    "06": [r"\(\w+-1\)/\(\w+\+1\)", r"\(1\+\w+\)/\(1-\w+\)", r"1-2\*?\w+/15", r"\(\w+-\w+\)/\(\w+\+\w+\)"],
+}
+
+
+def _constants(source: str) -> set[float]:
+    """The numbers a cell's code states: decimal and fraction literals (comments included) and the
+    value of each constant arithmetic expression (``(1 / 2 + 2 / 3) / 2``)."""
+    values = {float(x) for x in NUMBER.findall(source)}
+    values |= {int(a) / int(b) for a, b in FRACTION.findall(source) if int(b)}
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    pending = [ast.parse(code)]
+    while pending:   # the largest constant expressions only, not their parts
+        node = pending.pop()
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and all(
+                isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.unaryop, ast.expr_context))
+                for n in ast.walk(node)):
+            try:
+                value = eval(compile(ast.Expression(node), "<check>", "eval"), {"__builtins__": {}})
+            except (ArithmeticError, TypeError, ValueError):
+                continue
+            if isinstance(value, (int, float)):
+                values.add(float(value))
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+    return values
+
+
+def _stated(text: str) -> set[tuple[float, int]]:
+    """Numbers a text states, with their decimals: ``0.6278`` -> (0.6278, 4); fractions to 4 decimals."""
+    found = {(float(x), len(x.split(".")[1])) for x in NUMBER.findall(text)}
+    return found | {(round(int(a) / int(b), 4), 4) for a, b in FRACTION.findall(text) if int(b)}
+
+
+def _outputs_text(cell) -> str:
+    return "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+                     for o in cell.get("outputs", []))
+
+
+def _sections(nb) -> list[tuple[int, int]]:
+    """(first, end) cell indices of each question: from its heading to the next heading."""
+    heads = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and re.match(r"#", c.source.lstrip())]
+    spans = []
+    for i in heads:
+        if QUESTION.search(nb.cells[i].source.lstrip().splitlines()[0]):
+            later = [j for j in heads if j > i]
+            spans.append((i, later[0] if later else len(nb.cells)))
+    return spans
+
+
+def answers(nb) -> set[tuple[float, int]]:
+    """The numbers the answers state and the lesson students receive does not show."""
+    stated = set()
+    for first, end in _sections(nb):
+        for cell in nb.cells[first:end]:
+            if "solution" in tags(cell):
+                stated |= _stated(cell.source if cell.cell_type == "markdown" else _outputs_text(cell))
+            elif "remove-cell" in tags(cell) and cell.cell_type == "code":   # a teacher-only check answers it
+                stated |= {(round(v, 4), 4) for v in _constants(cell.source)}
+    copy = student(nb)
+    shown = set()
+    for cell in copy.cells:
+        shown |= {v for v, _ in _stated(_outputs_text(cell))}
+        if cell.cell_type == "markdown" or "remove-input" not in tags(cell):
+            shown |= {v for v, _ in _stated(cell.source)} | ({round(v, 4) for v in _constants(cell.source)}
+                                                          if cell.cell_type == "code" else set())
+    # a value with one or two decimals (0.5, 0.75, 1.5) is too common to give anything away
+    return {(v, d) for v, d in stated if round(v, 2) != v and not any(abs(v - s) < 0.5 * 10 ** -d for s in shown)}
+
+
+def giveaways(source: str, secret: set[tuple[float, int]], formulas: list[str]) -> list[str]:
+    """What a collapsed check cell reveals: a mention of a question, an answer's number, a formula."""
+    found = [f"mentions {m.group(0)!r}" for m in MENTION.finditer(source)]
+    values = _constants(source)
+    found += [f"states the answer {v}" for v, d in sorted(secret) if any(round(x, d) == v for x in values)]
+    compact = re.sub(r"\s+", "", source)
+    found += [f"states the formula {f}" for f in formulas if re.search(f, compact, re.I)]
+    return found
+
+
+@pytest.mark.parametrize("path", STUDENT, ids=lambda p: p.stem)
+def test_no_collapsed_check_gives_an_exercise_away(path):
+    """A check the students' copy keeps is one click from open: it states no answer of an exercise
+    (or of a "Try it" question), no answer's formula, and names no question."""
+    nb = read(path)
+    secret, formulas = answers(nb), ANSWER_FORMULAS.get(path.name[:2], [])
+    found = {i: hits for i, cell in enumerate(student(nb).cells)
+             if cell.cell_type == "code" and "remove-input" in tags(cell)
+             and (hits := giveaways(cell.source, secret, formulas))}
+    assert not found, f"{path.name}: check cells (students' copy) that give an answer away: {found}"
+
+
+def test_the_scan_finds_the_hints_it_was_written_for():
+    """Three checks handed out once, each a click from an answer: 02's "Try it" values, 06's
+    tau = 1 - 2D/15 (exercise 3), 04's comment on exercise 3."""
+    try_it = ('# the question in the text: rank 10 -> rank 3 changes AP (0.5212 -> 0.5772), not RR (0.5)\n'
+              'assert np.isclose(ten_to_three["AP"], (1 / 2 + 2 / 3 + 3 / 6 + 4 / 7 + 5 / 8 + 6 / 10) / 6)')
+    assert giveaways(try_it.split("\n")[1], {(0.5772, 4)}, []) == ["states the answer 0.5772"]
+    assert "mentions 'question'" in giveaways(try_it, set(), [])
+    tau = "assert np.isclose(rk.kendall_tau(-np.arange(6), perm), 1 - 2 * d / 15)"
+    assert giveaways(tau, set(), ANSWER_FORMULAS["06"]) == [f"states the formula {ANSWER_FORMULAS['06'][2]}"]
+    assert giveaways("assert P[1] == P[0] and N[1] < N[0]   # a fall at k = 2 (exercise 3)", set(), []) \
+        == ["mentions 'exercise'"]
+    # the answers of 06's exercise 1 are numbers its lesson never shows, and are found as such
+    assert (round(6 / 7, 4), 4) in answers(read(ROOT / "notebooks" / "06_pointwise_pairwise.ipynb"))

@@ -217,7 +217,7 @@ def mrr_top_k(
         ``ax.collections[0]`` holds the highlighted (k, MRR) points, ``ax.texts`` their
         labels, each placed where it crosses no line (see the Examples); with ``target`` and
         ``systems``, one further collection per system that reaches the target holds its
-        (smallest k, target) point, in the system's colour and marker (label ``"<name>:
+        (smallest k, MRR@k) point, on its curve, in the system's colour and marker (label ``"<name>:
         smallest k reaching target = K"``). With several lines the legend sits outside the axes, so it covers
         neither curves nor labels.
 
@@ -365,17 +365,17 @@ def _system_curves(systems) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
 
 def _mark_smallest_k(ax, system_curves: dict, target: float, styles: dict) -> None:
-    """Each system's smallest k reaching ``target``, on the target line: a larger ring of the
-    system's marker in its colour, so the curve's own point there shows through (none for a
-    system that never reaches it). One collection per system; later systems get smaller
-    rings, so equal k stay visible."""
+    """Each system's smallest k reaching ``target``, on the system's curve (its MRR@k there, at
+    or above the target line): a larger ring of the system's marker in its colour, around the
+    curve's own point, which shows through (none for a system that never reaches it). One
+    collection per system; later systems get smaller rings, so equal k stay visible."""
     order = {name: i for i, name in enumerate(sorted(system_curves))}
     for name, (k, y) in system_curves.items():
         first = smallest_k_for_mrr(pd.Series(y, index=k), target)
         if first is None:
             continue
-        style, i = styles[name], order[name]
-        ax.scatter([first], [target], marker=style["marker"], facecolors="none", edgecolors=style["color"],
+        style, i, reached = styles[name], order[name], y[np.searchsorted(k, first)]
+        ax.scatter([first], [reached], marker=style["marker"], facecolors="none", edgecolors=style["color"],
                    linewidths=2.0, s=_RING_AREA - _RING_STEP * min(i, _RINGS_SHRINKING), zorder=4 + i / 100,
                    label=f"{name}: smallest k reaching target = {first}")
 
