@@ -91,6 +91,9 @@ examples:
       per query, then 'all': trec_eval's names and parameter lists, in trec_eval's order
   rankkit evaluate qrels.txt run.txt -m nDCG@10 -m "AP(normalize='min_k')@10" -m "RBP(p=0.8)"
       rankkit specs, NAME(param=value, ...)@k
+  rankkit evaluate qrels.txt runs/*.run
+      several runs in one process (judgments read once): each run's lines in turn, as
+      trec_eval prints them for that run, told apart by their runid lines
 
 Score a TREC run against judgments, like trec_eval 10 (the same lines, byte for byte).
 """
@@ -131,13 +134,15 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
     ev = commands.add_parser(
         "evaluate",
         help="score a TREC run against judgments (trec_eval's output by default)",
-        usage="%(prog)s [options] QRELS RUN",
+        usage="%(prog)s [options] QRELS RUN [RUN ...]",
         description=EVALUATE_EXAMPLES,
         epilog=metric_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")
-    ev.add_argument("run", metavar="RUN", help="run: qid Q0 docno rank score tag (.gz too; - reads standard input)")
+    ev.add_argument("runs", metavar="RUN", nargs="+",
+                    help="run: qid Q0 docno rank score tag (.gz too; - reads standard input); several runs are "
+                         "evaluated in turn, each printed as trec_eval prints it")
     ev.add_argument(
         "-m", "--metric", "--measure", action="append", dest="metrics", metavar="SPEC",
         help="measure, repeatable: a trec_eval name (map, P.5,10, ndcg_cut, rbp.p=0.8), a "
@@ -280,14 +285,48 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
     settings = Settings(ties=args.ties, queries="qrels" if args.judged_queries else "run", depth=args.depth,
                         rel=args.level, judged_only=args.judged_only, n_docs=args.n_docs, memory=args.memory,
                         progress=progress, memory_in_use=process.memory_in_use if process.owned() else None)
+    if "-" in args.runs and len(args.runs) > 1:
+        raise ValueError("standard input (-) can only be the one RUN")
     if args.format == "trec" and args.Zscore is None and not progress and _without_frames(args, columns, settings,
                                                                                           out):
         return
     process.restart_with_pandas()  # the route on arrays did not apply: afresh, with pandas
+    from .io.readers import read_qrels
+
     zscores = read_zscores(args.Zscore) if args.Zscore is not None else None
-    run = sys.stdin.buffer if args.run == "-" else args.run
-    table, summary = evaluate_like_trec_eval(args.qrels, run, columns, zscores=zscores, settings=settings)
-    _write(table, summary, args, out)
+    qrels = read_qrels(args.qrels) if len(args.runs) > 1 else args.qrels  # read once for every run
+    results = []
+    for run in args.runs:
+        run = sys.stdin.buffer if run == "-" else run
+        results.append(evaluate_like_trec_eval(qrels, run, columns, zscores=zscores, settings=settings))
+    if len(results) == 1 or args.format == "trec":
+        for table, summary in results:
+            _write(table, summary, args, out)
+    else:
+        _write_runs(results, _run_names(args.runs), args, out)
+
+
+def _write_runs(results: list, names: list[str], args: argparse.Namespace, out: TextIO) -> None:
+    """Several runs as one CSV table (a first column ``run``) or one JSON object (``runs``:
+    each run's object, by name)."""
+    import io
+
+    if args.format == "csv":
+        for i, ((table, summary), name) in enumerate(zip(results, names)):
+            text = io.StringIO()
+            _write(table, summary, args, text)
+            lines = text.getvalue().splitlines(keepends=True)
+            out.writelines(["run," + lines[0]] if i == 0 else [])
+            field = f'"{name.replace(chr(34), chr(34) * 2)}"' if any(c in name for c in ',"\n') else name
+            out.writelines(f"{field},{line}" for line in lines[1:])
+        return
+    documents = {}
+    for (table, summary), name in zip(results, names):
+        text = io.StringIO()
+        _write(table, summary, args, text)
+        documents[name] = json.loads(text.getvalue())
+    json.dump({"runs": documents}, out, indent=2)
+    out.write("\n")
 
 
 def _without_frames(args: argparse.Namespace, columns: dict, settings: Settings, out: TextIO) -> bool:
@@ -302,7 +341,7 @@ def _without_frames(args: argparse.Namespace, columns: dict, settings: Settings,
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            text = trec_eval_text(args.qrels, args.run, columns, per_query=args.per_query,
+            text = trec_eval_text(args.qrels, args.runs, columns, per_query=args.per_query,
                                   summary_lines=not args.no_summary, settings=settings)
     except Unsupported:
         return False

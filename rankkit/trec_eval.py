@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,7 @@ import numpy as np
 from .evaluation.arrays import aggregate_column, defaults, score_values
 from .evaluation.settings import Settings, takes_options
 from .io.trec_format import NUMBER, id_text, os_error
-from .join import outside_rankkit
+from .join import warn_user
 from .metrics.binary import STANDARD_RECALL_LEVELS
 from .metrics.interpolation import recall_cut
 from .names import (
@@ -235,8 +235,8 @@ def _zscore(value: float, mean_sd: tuple[float, float] | None) -> float:
 def _check_integer_labels(labels: np.ndarray) -> None:
     fractions = labels[labels != np.floor(labels)]  # judged labels: >= 0
     if fractions.size:
-        warnings.warn("some labels are not integers; rankkit keeps them, trec_eval would truncate "
-                      f"them ({fractions[0]:g} -> {int(fractions[0])})", UserWarning, stacklevel=outside_rankkit())
+        warn_user("some labels are not integers; rankkit keeps them, trec_eval would truncate "
+                  f"them ({fractions[0]:g} -> {int(fractions[0])})")
 
 
 def _trec_values(r: Rankings, columns: dict[str, Metric], settings: Settings,
@@ -390,39 +390,49 @@ def _per_query_text(ids: list, columns: dict[str, Any], infos: dict[str, MetricI
 
 
 @takes_options()
-def trec_eval_text(qrels: str | os.PathLike, run: str | os.PathLike, measures: dict[str, Metric], *,
-                   per_query: bool = False, summary_lines: bool = True, settings: Settings | None = None,
-                   **options: Any) -> str:
+def trec_eval_text(qrels: str | os.PathLike, run: str | os.PathLike | Sequence[str | os.PathLike],
+                   measures: dict[str, Metric], *, per_query: bool = False, summary_lines: bool = True,
+                   settings: Settings | None = None, **options: Any) -> str:
     """trec_eval's output for two TREC files (paths), as :func:`evaluate_like_trec_eval` and
-    :func:`trec_lines` give it, without frames: what ``rankkit evaluate`` prints. Raises
+    :func:`trec_lines` give it, without frames: what ``rankkit evaluate`` prints. ``run``
+    may be a list of paths: each run's output in turn, the judgments read once. Raises
     :class:`rankkit.evaluation.frameless.Unsupported` where that path does not apply (then
     nothing was printed, nor warned). The options are :func:`evaluate_like_trec_eval`'s."""
-    from .evaluation.frameless import Unsupported, file_judgments, run_blocks, takes
-    from .evaluation.pipeline import score_run
+    from .evaluation.frameless import Unsupported, file_judgments, takes
 
-    if not (takes(qrels) and takes(run)):
-        raise Unsupported("not two TREC files")
+    runs = [run] if isinstance(run, (str, os.PathLike)) else list(run)
+    if not (takes(qrels) and runs and all(takes(r) for r in runs)):
+        raise Unsupported("not TREC files")
     settings = Settings.of(settings, **options)
-    complete = settings.queries == "qrels"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         judgments = file_judgments(qrels)
         labels = judgments.grades
         _check_integer_labels(labels[labels >= 0])
-        named = judgments.named(BOGUS_DOCNO) if complete else {}
+        named = judgments.named(BOGUS_DOCNO) if settings.queries == "qrels" else {}
         settings = settings.with_max_grade(judgments.max_grade())
-        blocks, tag = run_blocks(run, settings)
-        scored = score_run(judgments, blocks, lambda r: _trec_values(r, measures, settings, named), settings, tag=tag)
+        texts = [_run_text(judgments, path, measures, settings, named, per_query, summary_lines) for path in runs]
     for warning in caught:  # the same, in the same order, as the frames' path's
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return "".join(texts)
+
+
+def _run_text(judgments: Any, run: str | os.PathLike, measures: dict[str, Metric], settings: Settings,
+              named: dict[str, float], per_query: bool, summary_lines: bool) -> str:
+    """:func:`trec_eval_text` of one run."""
+    from .evaluation.frameless import run_blocks
+    from .evaluation.pipeline import score_run
+
+    blocks, tag = run_blocks(run, settings)
+    scored = score_run(judgments, blocks, lambda r: _trec_values(r, measures, settings, named), settings, tag=tag)
     ids, values, tag = scored.ids, scored.values, scored.tag
     infos = {column: metric.info for column, metric in measures.items()}
     for column, metric in measures.items():
         if metric.name == "runid":
             values[column] = np.array([tag or ""] * len(ids), dtype=object)
     summary = {column: aggregate_column(values[column], infos[column]) for column in measures}
-    if complete and "num_rel" in values:  # trec_eval counts every label > 0 here
-        summary["num_rel"] = float((labels > 0).sum())
+    if settings.queries == "qrels" and "num_rel" in values:  # trec_eval counts every label > 0 here
+        summary["num_rel"] = float((judgments.grades > 0).sum())
     text = _per_query_text(ids, values, infos) if per_query else ""
     lines = _lines(ids, values, summary, infos, per_query=False, summary_lines=summary_lines)
     return text + "".join(line + "\n" for line in lines)

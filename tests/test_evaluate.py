@@ -606,3 +606,38 @@ def test_average_ties_with_blocks_or_rankings_left_empty(tmp_path):
 def test_metrics_none_is_a_clear_error():
     with pytest.raises(ValueError, match=r"metrics must be a spec or a list of specs .* got None"):
         evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, None)
+
+
+def test_a_loop_warns_once_per_line_as_python_would_without_pandas_resetting_it(tmp_path):
+    """pandas ends catch_warnings blocks inside every call, which makes Python forget the
+    warnings it showed: rankkit keeps its own record, so a sweep warns once per line."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = tmp_path / "sweep.py"
+    script.write_text(textwrap.dedent("""
+        import rankkit as rk
+        qrels, run = {"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}, "q3": {"c": 1.0}}
+        for k in (1, 5, 10, 20):
+            rk.evaluate(qrels, run, [f"nDCG@{k}"])
+        rk.evaluate(qrels, run, ["P@1"])
+    """))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    lines = [line for line in done.stderr.splitlines() if "UserWarning" in line]
+    assert [line.split(":")[1] for line in lines] == ["5", "5", "6", "6"], done.stderr
+    with warnings.catch_warnings(record=True) as caught:  # "always" is followed
+        warnings.simplefilter("always")
+        for _ in range(3):
+            evaluate({"q1": {"a": 1}}, {"q2": {"b": 1.0}, "q1": {"a": 1.0}}, ["P@1"])
+    assert len(caught) == 3
+
+
+def test_labels_that_are_not_whole_numbers_are_warned_about():
+    qrels, run = {"q1": {"a": 0.5, "b": 1}}, {"q1": {"a": 1.0, "b": 0.5}}
+    with pytest.warns(UserWarning, match=r"1 judged label\(s\) are not whole numbers \(e.g. 0.5\).*rel \(1\)"):
+        table = evaluate(qrels, run, ["P@1"])
+    assert table["P@1"].tolist() == [0.0]  # 0.5 < rel: not relevant, as the warning says
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate({"q1": {"a": 2, "b": 1}}, run, ["P@1"])  # whole labels: no word

@@ -5,14 +5,13 @@ directly (:mod:`rankkit.trec_eval`)."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from decimal import Context, Decimal, localcontext
 from typing import Any
 
 import numpy as np
 
-from ..join import outside_rankkit
+from ..join import warn_user
 from ..names import REGISTRY, Metric, MetricInfo
 from ..ops.primitives import is_numpy, query_sum
 from ..rankings import Rankings
@@ -145,20 +144,11 @@ def unscored_queries(query_ids: Any, in_run: np.ndarray, in_qrels: np.ndarray,
     no_judgments = query_ids[in_run & ~in_qrels]
     if len(no_judgments):
         unscored.update(dict.fromkeys(no_judgments, "no judgments"))
-        warnings.warn(
-            f"run queries without judgments are not scored ({len(no_judgments)}): "
-            f"{_listing(no_judgments)}",
-            UserWarning,
-            stacklevel=outside_rankkit(),
-        )
+        warn_user(f"run queries without judgments are not scored ({len(no_judgments)}): {_listing(no_judgments)}")
     if queries == "run":
         missing = query_ids[in_qrels & ~in_run]
         if len(missing):
             unscored.update(dict.fromkeys(missing, "not in the run"))
-            warnings.warn(
-                f"judged queries missing from the run are not scored ({len(missing)}; "
-                f"queries='qrels' scores them as 0): {_listing(missing)}",
-                UserWarning,
-                stacklevel=outside_rankkit(),
-            )
+            warn_user(f"judged queries missing from the run are not scored ({len(missing)}; "
+                      f"queries='qrels' scores them as 0): {_listing(missing)}")
     return keep, dict(sorted(unscored.items(), key=lambda item: str(item[0])))

@@ -15,7 +15,6 @@ record also says which queries its metric cannot score and why (``unscored``).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_option, check_rel
-from ..join import outside_rankkit
+from ..join import warn_user
 from ..metrics import pairwise
 from ..names import REGISTRY, Metric, expand_metrics
 from ..ops.primitives import namespace
@@ -286,8 +285,8 @@ def _warn(unscored: dict[str, dict[Any, str]], columns: dict[str, Metric]) -> No
         ids = list(queries)
         shown = ", ".join(f"{q} ({queries[q]})" for q in ids[:5]) + (f", ... ({len(ids) - 5} more)"
                                                                        if len(ids) > 5 else "")
-        warnings.warn(f"{column} cannot score {len(ids)} quer{'y' if len(ids) == 1 else 'ies'} "
-                      f"({info.left_out}): {shown}", UserWarning, stacklevel=outside_rankkit())
+        warn_user(f"{column} cannot score {len(ids)} quer{'y' if len(ids) == 1 else 'ies'} "
+                  f"({info.left_out}): {shown}")
 
 
 # --------------------------------------------------------------------------- other array libraries

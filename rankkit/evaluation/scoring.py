@@ -26,6 +26,7 @@ parameters a spec may set, whether it takes a cutoff, and how trec_eval aggregat
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -35,7 +36,7 @@ import pandas as pd
 from .._validation import check_rel
 from ..io import RunFile, read_qrels, read_run
 from ..io.keys import query_index
-from ..join import rank_frames
+from ..join import rank_frames, warn_user
 from ..names import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
 from ..names.records import refuse_score_metrics
 from ..rankings import Rankings, as_rankings
@@ -147,8 +148,9 @@ def _text(values: Any, index: pd.Index) -> pd.Series:
         return pd.Series(values, index=index, dtype=object)
 
 
-def aggregate(table: pd.DataFrame | ScoreTable) -> pd.Series:
-    """trec_eval's ``all`` line: one value per column over the table's queries.
+def aggregate(table: pd.DataFrame | ScoreTable) -> pd.Series | pd.DataFrame:
+    """trec_eval's ``all`` line: one value per column over the table's queries (a table of
+    several runs, indexed by run and query: one row per run).
 
     Each column aggregates as its registry row says (:class:`MetricInfo`): the mean, the
     sum for counts (num_ret, ...), the geometric mean with trec_eval's floor 1e-5 for
@@ -172,6 +174,13 @@ def aggregate(table: pd.DataFrame | ScoreTable) -> pd.Series:
     """
     if isinstance(table, ScoreTable):
         return pd.Series({column: float(to_numpy(value)) for column, value in table.all.items()}, dtype=np.float64)
+    if isinstance(table.index, pd.MultiIndex) and table.index.names[0] == "run":
+        rows = {}
+        for name in table.index.unique(level="run"):
+            part = table.xs(name, level="run")
+            part.attrs = table.attrs
+            rows[name] = aggregate(part)
+        return pd.DataFrame(rows).T.rename_axis("run")
     specs = table.attrs.get("metrics", {})
     values = {
         column: aggregate_column(table[column].to_numpy(), parse_metric(specs.get(column, column)).info)
@@ -280,13 +289,67 @@ def evaluate(
     q1        0.5      0.7602      2.0
     >>> table.attrs["unscored"]
     {'q2': 'not in the run', 'q3': 'no judgments'}
+
+    Several runs, named, give one table (judgments read once), indexed by run and query:
+
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     both = evaluate(qrels, {"bm25": run, "dense": {"q1": {"c": 2.0, "a": 1.0}}}, ["P@2"])
+    >>> both
+                    P@2
+    run   query_id
+    bm25  q1        0.5
+    dense q1        1.0
+    >>> aggregate(both)
+           P@2
+    run
+    bm25   0.5
+    dense  1.0
     """
     settings = Settings.of(settings, **options)
+    if is_runs(run):
+        return _evaluate_runs(qrels, run, metrics, settings)
     specs = refuse_score_metrics(expand_metrics(metrics))  # bad specs fail before any file is read
-    scored = score_any_run(read_qrels(qrels, columns=settings.columns), run, measure(specs), settings)
+    scored = score_any_run(read_qrels(qrels, columns=settings.columns), run, measure(specs), settings,
+                           check_labels=lambda labels: _check_whole_labels(labels, settings.rel))
     table = table_of(scored, specs)
     table.attrs |= {"queries": settings.queries, "ties": settings.ties}
     return table
+
+
+def is_runs(obj: Any) -> bool:
+    """Whether ``obj`` is a mapping of name -> run (``{"bm25": run1, "dense": run2}``)
+    rather than one run as a dict (``{query: {document: score}}``): its values are runs
+    (paths, frames, tables, or dicts of dicts), not a query's scores."""
+    if not isinstance(obj, Mapping) or not obj:
+        return False
+    first = next(iter(obj.values()))
+    if isinstance(first, Mapping):
+        return bool(first) and isinstance(next(iter(first.values())), Mapping)
+    return isinstance(first, (str, os.PathLike, pd.DataFrame)) or hasattr(first, "schema")
+
+
+def _evaluate_runs(qrels, runs: Mapping, metrics, settings: Settings) -> pd.DataFrame:
+    """:func:`evaluate` of several named runs: one table indexed by (run, query_id), the
+    judgments read once (and prepared once for every run)."""
+    qrels = read_qrels(qrels, columns=settings.columns)
+    tables = {name: evaluate(qrels, run, metrics, settings=settings) for name, run in runs.items()}
+    first = next(iter(tables.values()))
+    table = pd.concat(list(tables.values()), keys=list(tables), names=["run", "query_id"])
+    table.attrs = {**first.attrs, "unscored": {name: t.attrs["unscored"] for name, t in tables.items()}}
+    return table
+
+
+def _check_whole_labels(labels: np.ndarray, rel: float | None) -> None:
+    """A warning when some judged labels are not whole numbers: a binary metric then counts
+    a document relevant by ``label >= rel``, which may not be what the labels mean (halved
+    labels turn every 1 into 0.5: not relevant at the default level 1)."""
+    fractions = labels[labels != np.floor(labels)]
+    if fractions.size:
+        level = 1 if rel is None else rel
+        warn_user(f"{fractions.size} judged label(s) are not whole numbers (e.g. {fractions[0]:g}): binary metrics "
+                  f"count a document relevant when its label >= rel ({level:g}), graded metrics take the labels "
+                  "as they are; set rel= if another level is meant")
 
 
 def measure(columns: dict[str, Metric]) -> Callable[[Rankings, Settings], dict[str, np.ndarray]]:
