@@ -11,7 +11,13 @@ own), failing on:
   MathJax did not render (or rendered as an error);
 - a broken internal link: an ``href`` to a page or file the site does not have, or to an anchor
   its page does not have;
-- a search for ``ndcg`` (``search.html?q=ndcg``) that finds no page.
+- a search for ``ndcg`` (``search.html?q=ndcg``) that finds no page;
+- CJK text not drawn with the book's CJK font (``_static/cjk.css``: rankkit's subset of Noto
+  Sans CJK SC): on every page with CJK text, the font face must load, and Chromium's record of
+  the fonts it drew each element's text with (DevTools' ``CSS.getPlatformFontsForNode``) must
+  show every CJK character of the element drawn by that face. A character the subset lacks, a
+  missing font file or a rule that names another font fails, whether the machine has a CJK
+  font of its own (the page would look right here, not elsewhere) or none (empty boxes).
 
 Screenshots of a few pages go to the screenshots folder, to be looked at.
 """
@@ -26,6 +32,7 @@ import re
 import sys
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -96,6 +103,108 @@ IGNORED_CONSOLE = ("Access to font at 'about:blank'", "Failed to load resource: 
 #: not failed: a local file that is absent, not a request leaving the machine.
 KNOWN_ABSENT = "/_static/mathjax/fonts/HTML-CSS/TeX/"
 
+#: The stylesheet that declares the book's CJK font face (docs/_static/cjk.css).
+CJK_CSS = "_static/cjk.css"
+
+# Mark each rendered element whose own text has CJK characters with the number of CJK characters
+# drawn in its subtree (data-cjk-count: Chromium reports the fonts of a node's whole subtree), load
+# the CJK face for them and wait for the page's fonts; return the counts in document order, the
+# characters and the status of every FontFace of that family.
+_CJK_MARK = """async ([pattern, family]) => {
+  const cjk = new RegExp(pattern, 'gu');
+  const own = [], chars = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    const found = node.textContent.match(cjk);
+    if (!found || !parent || parent.closest('script, style, noscript, template')) continue;
+    if (!parent.checkVisibility({visibilityProperty: true})) continue;  // not drawn: nothing to check
+    own.push([parent, found.length]);
+    found.forEach(c => chars.add(c));
+  }
+  const counts = new Map(own.map(([element]) => [element, 0]));
+  for (const [parent, n] of own) {
+    for (let e = parent; e; e = e.parentElement) if (counts.has(e)) counts.set(e, counts.get(e) + n);
+  }
+  counts.forEach((n, element) => element.setAttribute('data-cjk-count', n));
+  if (chars.size) {
+    try { await document.fonts.load(`16px "${family}"`, [...chars].join('')); } catch (error) {}
+  }
+  await document.fonts.ready;
+  const unquote = name => name.replace(/^["']|["']$/g, '');
+  const marked = [...document.querySelectorAll('[data-cjk-count]')];
+  return {counts: marked.map(e => +e.dataset.cjkCount), texts: marked.map(e => e.textContent.trim().slice(0, 40)),
+          total: own.reduce((sum, [, n]) => sum + n, 0), chars: [...chars].join(''),
+          faces: [...document.fonts].filter(f => unquote(f.family) === family).map(f => f.status)};
+}"""
+
+
+@dataclass(frozen=True)
+class CjkFace:
+    """The book's CJK font face as its stylesheet declares it: the family and its unicode-range."""
+
+    family: str
+    ranges: tuple[tuple[int, int], ...]
+
+    def pattern(self) -> str:
+        """A JavaScript regular expression (flag ``u``) of one character in the face's range."""
+        return "[" + "".join(f"\\u{{{low:X}}}-\\u{{{high:X}}}" for low, high in self.ranges) + "]"
+
+
+def cjk_face(site: Path) -> CjkFace | None:
+    """The face ``_static/cjk.css`` declares (None without that file or without a unicode-range)."""
+    css = site / CJK_CSS
+    if not css.is_file():
+        return None
+    rule = re.search(r"@font-face\s*{(.*?)}", css.read_text(), re.S)
+    family = rule and re.search(r"font-family:\s*[\"']([^\"']+)[\"']", rule.group(1))
+    ranges = rule and re.search(r"unicode-range:([^;]+);", rule.group(1))
+    if not (family and ranges):
+        return None
+    pairs = re.findall(r"U\+([0-9A-Fa-f]+)(?:-([0-9A-Fa-f]+))?", ranges.group(1))
+    return CjkFace(family.group(1), tuple((int(low, 16), int(high or low, 16)) for low, high in pairs))
+
+
+def _cjk_fonts(context, tab, face: CjkFace) -> dict:
+    """How the page drew its CJK text: per element, the CJK characters and the glyphs the face
+    drew (Chromium's record of the fonts used, through DevTools), and the face's load status."""
+    found = tab.evaluate(_CJK_MARK, [face.pattern(), face.family])
+    drawn, others = [], Counter()
+    if found["counts"]:
+        cdp = context.new_cdp_session(tab)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": "[data-cjk-count]"})["nodeIds"]
+        for node, expected in zip(nodes, found["counts"]):
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+            ours = sum(f["glyphCount"] for f in fonts if f["isCustomFont"] and f["familyName"] == face.family)
+            drawn.append(ours)
+            if ours < expected:
+                others.update({f["familyName"]: f["glyphCount"] for f in fonts if f["familyName"] != face.family})
+        cdp.detach()
+    return {**found, "drawn": drawn, "others": others}
+
+
+def cjk_problems(pages: dict[str, Page], face: CjkFace | None) -> list[str]:
+    """Pages whose CJK text the book's CJK face did not draw (or could not: not declared, not loaded)."""
+    if face is None:
+        return [f"{CJK_CSS} declares no CJK font face with a unicode-range: CJK text falls back to the reader's fonts"]
+    problems = []
+    for page in pages.values():
+        cjk = page.cjk
+        if not cjk.get("counts"):
+            continue
+        if "loaded" not in cjk["faces"]:
+            problems.append(f"{page.path}: the CJK font face {face.family!r} did not load (status: "
+                            f"{', '.join(cjk['faces']) or 'not declared on this page'})")
+        short = [text for n, d, text in zip(cjk["counts"], cjk["drawn"], cjk["texts"]) if d < n]
+        if short:
+            fonts = ", ".join(f"{name} ({count} glyphs)" for name, count in cjk["others"].most_common(4))
+            problems.append(f"{page.path}: {len(short)} of {len(cjk['counts'])} elements with CJK text not drawn "
+                            f"with {face.family!r}, e.g. {short[-1]!r} (fonts used there: {fonts or 'none'})")
+    return problems
+
 
 @dataclass
 class Page:
@@ -109,6 +218,7 @@ class Page:
     ids: set[str] = field(default_factory=set)
     console: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    cjk: dict = field(default_factory=dict)
 
 
 def untypeset(page: Page) -> list[str]:
@@ -156,7 +266,7 @@ def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
-def _visit(context, base: str, path: str) -> Page:
+def _visit(context, base: str, path: str, face: CjkFace | None) -> Page:
     page = Page(path)
     tab = context.new_page()
     tab.on("console", lambda msg: page.console.append(f"{msg.type}: {msg.text}")
@@ -172,6 +282,8 @@ def _visit(context, base: str, path: str) -> Page:
     found = tab.evaluate(_COLLECT)
     page.texts, page.math, page.math_errors, page.links = found["texts"], found["math"], found["errors"], found["links"]
     page.ids = set(found["ids"])
+    if face is not None:
+        page.cjk = _cjk_fonts(context, tab, face)
     tab.close()
     return page
 
@@ -196,6 +308,7 @@ def _screenshots(context, base: str, folder: Path) -> list[str]:
         tab = context.new_page()
         tab.goto(base + path, wait_until="load")
         tab.evaluate(_TYPESET)
+        tab.evaluate("() => document.fonts.ready.then(() => true)")
         if path.startswith("search"):
             tab.wait_for_timeout(1500)
         if selector:  # the first element matching, near the top of the window
@@ -225,13 +338,14 @@ def check(site: Path, screenshots: Path | None = None) -> list[str]:
     paths = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
                    if not p.relative_to(site).parts[0].startswith("_"))
     pages: dict[str, Page] = {}
+    face = cjk_face(site)
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             context.route("**/*", route)
             for path in paths:
-                pages[path] = _visit(context, base, path)
+                pages[path] = _visit(context, base, path, face)
             hits = _search(context, base, "ndcg")
             if screenshots is not None:
                 print("screenshots:", *_screenshots(context, base, screenshots), sep="\n  ")
@@ -242,12 +356,18 @@ def check(site: Path, screenshots: Path | None = None) -> list[str]:
     problems += [f"request leaving the machine: {url}" for url in sorted(set(outside))]
     problems += [line for p in pages.values() for line in untypeset(p)]
     problems += broken_links(pages, site)
+    problems += cjk_problems(pages, face)
     if hits == 0:
         problems.append("search.html?q=ndcg: no page found")
     for line in sorted({re.sub(r"https?://[^/]+", "", n) for p in pages.values() for n in p.notes}):
         print("note (known, not a failure):", line)
     print(f"{len(pages)} pages, {sum(len(p.links) for p in pages.values())} links, "
           f"{sum(len(p.math) for p in pages.values())} math elements; search 'ndcg': {hits} pages")
+    with_cjk = [p.cjk for p in pages.values() if p.cjk.get("counts")]
+    print(f"CJK text on {len(with_cjk)} pages: {sum(len(c['counts']) for c in with_cjk)} elements, "
+          f"{sum(c['total'] for c in with_cjk)} characters ({len(set(''.join(c['chars'] for c in with_cjk)))} "
+          f"distinct), each element's drawn with {face.family if face else 'no CJK face'!r}: "
+          f"{sum(d >= n for c in with_cjk for n, d in zip(c['counts'], c['drawn']))} elements")
     return problems
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import jupyter_server_mathjax
 
 import rankkit
+from rankkit.plot.fonts import FONT as CJK_FONT
 
 project = "rankkit"
 author = "rankkit's authors"
@@ -67,7 +68,8 @@ numpydoc_xref_param_type = False
 html_theme = "sphinx_book_theme"
 html_title = f"rankkit {release}"
 html_static_path = ["_static"]
-html_css_files = ["book.css"]
+# cjk.css: the Chinese text in rankkit's CJK font (a subset of Noto Sans CJK SC), copied beside it below
+html_css_files = ["book.css", "cjk.css"]
 html_favicon = "_static/favicon.svg"  # else the browser asks for /favicon.ico, which the site has not
 html_theme_options = {
     "show_toc_level": 2,
@@ -125,6 +127,16 @@ def copy_mathjax(app, exception) -> None:
         shutil.copytree(MATHJAX, Path(app.outdir) / "_static" / "mathjax", dirs_exist_ok=True)
 
 
+def copy_cjk_font(app, exception) -> None:
+    """rankkit's CJK font and its licence into _static/fonts/, where cjk.css finds them."""
+    if exception is None and app.builder.format == "html":
+        fonts = Path(app.outdir) / "_static" / "fonts"
+        fonts.mkdir(parents=True, exist_ok=True)
+        for path in (CJK_FONT, CJK_FONT.parent / "OFL.txt"):
+            shutil.copy2(path, fonts / path.name)
+
+
 def setup(app) -> None:
     app.connect("html-page-context", link_code)
     app.connect("build-finished", copy_mathjax)
+    app.connect("build-finished", copy_cjk_font)

@@ -5,7 +5,8 @@ top-k curve.
 
 Import it explicitly (``import rankkit.plot as rkplot``); ``import rankkit`` alone does not
 load matplotlib. Every function draws on ``ax`` (a new figure from ``plt.subplots`` when
-``ax`` is None), sets its labels, title and legend, changes no global setting, and returns
+``ax`` is None), sets its labels, title and legend, changes no global setting (but one: the CJK
+font's fallback, :mod:`~rankkit.plot.fonts`), and returns
 the matplotlib ``Axes``. It works in scripts (any backend, e.g. headless ``Agg``) and in
 notebooks (end the line with ``;``). Functions that draw two panels (``gain_discount``,
 ``mrr_top_k(..., two_panels=True)``) take a pair of Axes as ``ax`` and return the Figure.
@@ -33,6 +34,7 @@ Axes helpers every figure shares), :mod:`~rankkit.plot.curves` (precision-recall
 metrics it draws and :mod:`~rankkit.plot.style`, nothing above them.
 """
 
+from . import fonts
 from .curves import UNREACHED as UNREACHED
 from .curves import pr_curve, pr_sawtooth, roc_curve
 from .cutoffs import metric_at_k
@@ -41,6 +43,8 @@ from .differences import per_query_differences
 from .mrr import mrr_top_k, smallest_k_for_mrr, uniform_k_for_mrr, uniform_mrr
 from .style import LINESTYLES, MARKERS, PALETTE, system_colors, system_styles
 from .user_models import err_cascade, err_cascade_table, rbp_crossings, rbp_persistence
+
+fonts.register()  # the CJK font of the lessons' Chinese labels, a fallback after matplotlib's fonts
 
 __all__ = [
     "pr_curve",
