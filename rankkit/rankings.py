@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 
 from ._validation import check_finite, check_nonnegative
-from .ops.primitives import as_float, count, group_mean, is_numpy, namespace
+from .ops.primitives import as_float, count, device, group_mean, is_numpy, namespace
 
 if TYPE_CHECKING:  # pandas on first use: the command line's path never needs it
     import pandas as pd
@@ -88,6 +88,9 @@ class Rankings:
     run_name: str | None = None
     # values computed from these rankings and shared by the metrics that need them (derived)
     _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    # an array of the library the labels came in, when as_rankings moved them to NumPy:
+    # results go back to that library (see result)
+    _like: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n, depth = self.labels.shape
@@ -199,15 +202,19 @@ class Rankings:
         """A Python float for a single 1-D list, else the per-query array (of the
         rankings' array library)."""
         if not is_numpy(self.labels):
-            return as_float(values, self.labels)
+            values = as_float(values, self.labels)
+            return values[0] if self.scalar else values
         values = np.asarray(values, dtype=np.float64)
+        if self._like is not None:  # labels of another library, computed on NumPy: returned there
+            values = namespace(self._like).asarray(values, device=device(self._like))
+            return values[0] if self.scalar else values
         return float(values[0]) if self.scalar else values
 
 
 RankingsLike = Union[Rankings, np.ndarray, "list[Any]"]
 
 
-def as_rankings(x: Any) -> Rankings:
+def as_rankings(x: Any, *, any_library: bool = False) -> Rankings:
     """Turn labels in rank order into a :class:`Rankings` (a ``Rankings`` passes through).
 
     Parameters
@@ -217,6 +224,13 @@ def as_rankings(x: Any) -> Rankings:
         ranking per row, padded with 0; a list of lists may be ragged. A bare array is
         taken to hold every judged document of its query: its labels, sorted, are the
         ideal ranking, and R counts them. Labels must be finite and non-negative.
+        An array of another array-API library (JAX, PyTorch, CuPy, array-api-strict):
+        the metric's result comes back in that library, on its device (a 1-D array gives
+        a 0-d array).
+    any_library : bool, default=False
+        For a metric whose kernel runs on any array library: an array of another library
+        stays there (a :class:`Rankings` of its arrays) and the kernel runs on it. Otherwise
+        it is computed on NumPy and only the result goes back to its library.
 
     Returns
     -------
@@ -232,6 +246,12 @@ def as_rankings(x: Any) -> Rankings:
     """
     if isinstance(x, Rankings):
         return x
+    if _other_library(x):
+        if any_library:
+            return _as_rankings_xp(x)
+        r = as_rankings(_to_numpy(x))
+        object.__setattr__(r, "_like", x)
+        return r
     scalar = False
     if isinstance(x, (list, tuple)) and any(
         isinstance(row, (list, tuple, *_pandas_or_array("Series"))) for row in x
@@ -257,17 +277,71 @@ def as_rankings(x: Any) -> Rankings:
     check_nonnegative(labels, "labels")
     labels = np.ascontiguousarray(labels)
     ideal = -np.sort(-labels, axis=1)
-    import pandas as pd
-
     return Rankings(
         labels=labels,
         judged=mask,
         lengths=lengths,
         ideal=ideal,
         n_judged=lengths.copy(),
-        query_ids=pd.RangeIndex(labels.shape[0], name="query_id"),
+        query_ids=query_positions(labels.shape[0]),
         scalar=scalar,
     )
+
+
+def query_positions(n: int) -> Any:
+    """Query ids 0..n-1: a pandas RangeIndex named ``query_id``, or a NumPy range where
+    pandas is not installed (the metric functions need NumPy alone)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return np.arange(n)
+    return pd.RangeIndex(n, name="query_id")
+
+
+def _other_library(x: Any) -> bool:
+    """Whether ``x`` is an array of an array-API library other than NumPy (JAX, PyTorch,
+    CuPy, array-api-strict): its metrics are computed there and returned there."""
+    if isinstance(x, (list, tuple, np.ndarray, np.generic)) or (type(x).__module__ or "").startswith(
+            ("pandas", "polars", "pyarrow", "builtins")):
+        return False
+    from array_api_compat import is_array_api_obj
+
+    return is_array_api_obj(x)
+
+
+def _to_numpy(x: Any) -> np.ndarray:
+    """An array of another library as a NumPy array (through DLPack; on the host)."""
+    try:
+        return np.from_dlpack(x)
+    except (TypeError, RuntimeError, BufferError, AttributeError):  # a device array, or no DLPack
+        return np.asarray(x)
+
+
+def _as_rankings_xp(x: Any) -> Rankings:
+    """:func:`as_rankings` of an array of another library, kept there (on its device, in
+    float64 where the library's default float is, else its float dtype): the metric kernels
+    run on it and return arrays of that library."""
+    xp = namespace(x)
+    if x.ndim not in (1, 2):
+        raise ValueError(f"labels must be 1-D or 2-D, got {x.ndim}-D")
+    info = xp.__array_namespace_info__().default_dtypes(device=device(x))
+    dtype = xp.result_type(x.dtype, info["real floating"]) if xp.isdtype(x.dtype, "real floating") \
+        else info["real floating"]
+    labels = xp.astype(x, dtype)
+    scalar = labels.ndim == 1
+    if scalar:
+        labels = xp.reshape(labels, (1, -1))
+    if not bool(xp.all(xp.isfinite(labels))):
+        raise ValueError("labels must be finite, got NaN or infinite values")
+    if not bool(xp.all(labels >= 0)):
+        raise ValueError(f"labels must be non-negative, got {float(xp.min(labels))!r}")
+    n, depth = labels.shape
+    lengths = xp.full((n,), depth, dtype=info["integral"], device=device(x))
+    import pandas as pd
+
+    return Rankings(labels=labels, judged=xp.ones(labels.shape, dtype=xp.bool, device=device(x)), lengths=lengths,
+                    ideal=xp.sort(labels, axis=1, descending=True), n_judged=lengths,
+                    query_ids=pd.RangeIndex(n, name="query_id"), scalar=scalar)
 
 
 def _pandas_or_array(name: str) -> tuple[type, ...]:

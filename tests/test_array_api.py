@@ -422,3 +422,47 @@ def test_unscored_queries_are_the_numpy_paths():
     assert len(here.unscored["P(rel=2)@5"]) == 21 and len(here.unscored["AP"]) == 21
     assert len(here.unscored["nDCG@10"]) == 14
     assert set(here.unscored["nDCG@10"]) == {int(q) for q in np.unique(query) if not labels[query == q].any()}
+
+
+# --------------------------------------------------------------------------- the list functions
+
+LIST_FUNCTIONS = {  # rk.<name>: its options; a kernel that runs on any library, or NumPy's turned back
+    "precision": {"k": 3}, "recall": {"k": 3, "n_relevant": [6, 7, 8]}, "success": {"k": 2},
+    "average_precision": {"normalize": "min_k", "k": 4}, "reciprocal_rank": {}, "fallout": {"k": 2},
+    "num_relevant": {"rel": 2}, "num_retrieved": {}, "cumulative_gain": {"k": 4}, "dcg": {"k": 3, "gain": "exp"},
+    "idcg": {"k": 3}, "ndcg": {"k": 3}, "rbp": {"p": 0.5}, "err": {},
+    "r_precision": {}, "bpref": {}, "judged": {"k": 3}, "num_relevant_retrieved": {}, "rbp_residual": {"p": 0.5},
+}
+
+
+@pytest.mark.parametrize("name", _backends()[:2])
+@pytest.mark.parametrize("function", sorted(LIST_FUNCTIONS))
+def test_list_functions_return_the_input_library(function, name):
+    """rk.ndcg(labels) and the other list functions: arrays of another library give arrays
+    of that library (a 1-D array a 0-d one), equal to NumPy's values; lists and NumPy arrays
+    give NumPy (a float for one list)."""
+    xp, asarray, tolerance = _library(name)
+    rng = np.random.default_rng(len(function))
+    labels = rng.integers(0, 4, (3, 6)).astype(float)
+    f, options = getattr(rk, function), LIST_FUNCTIONS[function]
+    want, got = f(labels, **options), f(asarray(labels), **options)
+    assert type(got) is type(asarray(labels)) and tuple(got.shape) == (3,)
+    np.testing.assert_allclose(to_numpy(got), want, rtol=tolerance)
+    one = {key: value[0] if isinstance(value, list) else value for key, value in options.items()}
+    want_one, got_one = f(labels[0], **one), f(asarray(labels[0]), **one)
+    assert type(got_one) is type(asarray(labels)) and tuple(got_one.shape) == ()
+    assert isinstance(want_one, float) and isinstance(f(labels[0].tolist(), **one), float)
+    np.testing.assert_allclose(float(to_numpy(got_one)), want_one, rtol=tolerance)
+    assert isinstance(f(labels.tolist(), **options), np.ndarray)
+
+
+def test_list_functions_refuse_bad_labels_of_another_library():
+    with pytest.raises(ValueError, match="labels must be finite"):
+        rk.ndcg(xs.asarray([1.0, math.nan]))
+    with pytest.raises(ValueError, match="labels must be non-negative, got -1.0"):
+        rk.precision(xs.asarray([[1.0, -1.0]]))
+    with pytest.raises(ValueError, match="labels must be 1-D or 2-D, got 3-D"):
+        rk.ndcg(xs.zeros((1, 1, 1)))
+    assert type(rk.as_rankings(xs.asarray([[1.0, 0.0]]), any_library=True).labels).__module__.startswith(
+        "array_api_strict")
+    assert isinstance(rk.as_rankings(xs.asarray([[1.0, 0.0]])).labels, np.ndarray)  # computed on NumPy

@@ -641,3 +641,92 @@ def test_gauc_is_the_weighted_mean_of_sklearn_roc_auc_score(data):
 def test_gauc_weights_errors(weights, message):
     with pytest.raises(ValueError, match=message):
         pw.gauc([[1, 0], [0, 1]], [[0.2, 0.1], [0.2, 0.1]], weights=weights)
+
+
+# --------------------------------------------------------------------------- one kernel, two readings
+
+
+def _one_query(labels, scores, ties):
+    """All rows as one query, ranked by the ranking primitive as ``evaluate_scores`` ranks a query."""
+    from rankkit.ops.primitives import rank_rows
+    from rankkit.rankings import Rankings
+
+    y, s = np.asarray(labels, dtype=float)[None, :], np.asarray(scores, dtype=float)[None, :]
+    ranked, _, tie_ids = rank_rows(y, s, np.ones(y.shape, dtype=bool), ascending_labels=ties == "pessimistic",
+                                   groups=ties == "average")
+    n = np.array([y.shape[1]])
+    return Rankings(labels=ranked, judged=np.ones(y.shape, dtype=bool), lengths=n, ideal=-np.sort(-ranked, axis=1),
+                    n_judged=n, query_ids=np.arange(1), ties=tie_ids)
+
+
+@pytest.mark.parametrize("ties", ["average", "pessimistic", "optimistic"])
+@pytest.mark.parametrize("seed", range(6))
+def test_pooled_auc_is_the_auc_kernel_of_all_rows_as_one_query(ties, seed):
+    """pooled_auc reads the negatives above each positive by a search in their sorted scores;
+    auc's kernel reads them from prefix counts along the ranking of all rows: the same U,
+    to the last bit, tied scores included."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 3000))
+    labels = rng.integers(0, 4, n).astype(float)
+    scores = np.round(rng.standard_normal(n), int(rng.integers(0, 3)))  # many ties
+    for rel in (1, 3):
+        want = pw.auc(_one_query(labels, scores, ties), rel=rel)
+        got = pw.pooled_auc(labels, scores, ties=ties, rel=rel)
+        assert np.float64(got).tobytes() == np.float64(want).tobytes(), (ties, rel, got, want)
+    assert math.isnan(pw.pooled_auc(labels, scores, ties=ties, rel=9))  # no positive
+    # the policies bracket the average, and the average is scikit-learn's
+    positive = labels >= 1
+    if 0 < positive.sum() < n:
+        assert pw.pooled_auc(labels, scores, ties=ties) == pytest.approx(
+            roc_auc_score(positive, scores), abs=1 if ties != "average" else 1e-14)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rank_rows_is_the_same_ranking_on_numpy_and_on_the_standard(seed):
+    """The NumPy fast path of rank_rows (argsort of each row, labels of tied runs sorted in
+    place) and its array-API path (two stable argsorts), both run, give the same matrices."""
+    xs = pytest.importorskip("array_api_strict")
+    from rankkit.ops.primitives import rank_rows
+
+    rng = np.random.default_rng(seed)
+    n, width = 40, int(rng.integers(1, 30))
+    lengths = rng.integers(0, width + 1, n)
+    valid = np.arange(width) < lengths[:, None]
+    labels = rng.integers(0, 4, (n, width)).astype(float) * (1 if seed % 2 else 0.5)
+    scores = np.round(rng.standard_normal((n, width)), 1)
+    for ascending in (False, True):
+        got = rank_rows(labels, scores, valid, ascending_labels=ascending, groups=True)
+        other = rank_rows(xs.asarray(labels), xs.asarray(scores), xs.asarray(valid), ascending_labels=ascending,
+                          groups=True)
+        for mine, theirs in zip(got, other):
+            np.testing.assert_array_equal(mine, np.asarray(theirs))
+        # by hand: every row is its valid cells sorted by (score descending, label descending / ascending)
+        for q in range(n):
+            cells = sorted(zip(scores[q, :lengths[q]], labels[q, :lengths[q]]),
+                           key=lambda c: (-c[0], c[1] if ascending else -c[1]))
+            np.testing.assert_array_equal(got[0][q, :lengths[q]], [c[1] for c in cells])
+            np.testing.assert_array_equal(got[1][q, :lengths[q]], [c[0] for c in cells])
+            assert not got[0][q, lengths[q]:].any() and not got[1][q, lengths[q]:].any()
+
+
+@pytest.mark.parametrize("levels", [2, 5, 40, None])
+@pytest.mark.parametrize("width", [3, 16, 17, 60])
+def test_pair_counting_numpy_and_standard_paths_are_one_function(width, levels):
+    """ranked_pair_counts has two algorithms (NumPy's merge sort, levels and broadcasts; the
+    standard's passes over label values or all pairs), kept apart for speed: on random
+    rankings with tie groups, both give the same counts to the last bit."""
+    rng = np.random.default_rng(width * 7 + (levels or 0))
+    for trial in range(4):
+        n = int(rng.integers(1, 30))
+        labels = (rng.integers(0, levels, (n, width)) if levels else rng.random((n, width)) * 3).astype(float)
+        scores = np.round(rng.standard_normal((n, width)), 1 if trial % 2 else 0)
+        r = pw._ranked(labels, scores)
+        if trial == 3 and r.ties is not None:  # groups whose labels do not descend
+            r = r.take(np.arange(n))
+            r = type(r)(**{**{f: getattr(r, f) for f in ("judged", "lengths", "ideal", "n_judged", "query_ids",
+                                                             "ties")}, "labels": r.labels[:, ::-1].copy()})
+        valid = np.arange(width) < r.lengths[:, None]
+        numpy_path = counting.ranked_pair_counts(r.labels, valid, r.lengths, r.ties)
+        standard_path = counting._ranked_pair_counts_xp(r.labels, valid, r.ties)
+        for a, b in zip(numpy_path, standard_path):
+            assert np.asarray(a, dtype=float).tobytes() == np.asarray(b, dtype=float).tobytes()

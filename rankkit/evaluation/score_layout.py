@@ -8,12 +8,13 @@ scores as a tie group; ``"pessimistic"``/``"optimistic"`` order it by label asce
 descending), with the scores in the same layout. The metric kernels then run on it, the
 same kernels whatever the library.
 
-Two paths behind the one signature, as the primitives of :mod:`rankkit.ops.primitives`:
-NumPy's numbers the ids from a table of the ids present, groups the rows by a radix sort of
-16-bit digits and sorts each query's short row; another array-API library's (JAX, PyTorch,
-CuPy, array-api-strict) sorts by query id, gathers each query's rows into a zero-padded
-matrix and sorts its rows, with the standard's operations only, on the input's device.
-Only a few scalars reach the host: the depth and whether the rows come grouped.
+Laying the rows out has two paths behind the one signature, as the primitives of
+:mod:`rankkit.ops.primitives`: NumPy's numbers the ids from a table of the ids present and
+groups the rows by a radix sort of 16-bit digits; another array-API library's (JAX, PyTorch,
+CuPy, array-api-strict) sorts by query id and gathers each query's rows into a zero-padded
+matrix, with the standard's operations only, on the input's device (only a few scalars reach
+the host: the depth and whether the rows come grouped). Ranking each row is one primitive,
+:func:`rankkit.ops.primitives.rank_rows`, the one the pairwise metrics rank their rows with.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.primitives import gather, namespace, run_bounds
+from ..ops.primitives import namespace, rank_rows
 from ..rankings import Rankings
 
 __all__ = ["rank_scores", "query_codes"]
@@ -59,33 +60,16 @@ def _rank_numpy(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_queries: int,
 
     Within a query, rows are ordered by score descending, then label ascending
     (``ties="pessimistic"``) or descending (otherwise), so the layout does not depend on the
-    order of the rows. ``ties="average"`` sets ``Rankings.ties`` when some scores tie.
-    Each query's rows are laid out in a row of a matrix first and sorted there: many short
-    sorts instead of one long one. Rows of equal score and label are alike, so the sort
-    need not be stable.
+    order of the rows (:func:`~rankkit.ops.primitives.rank_rows`). ``ties="average"`` sets
+    ``Rankings.ties`` when some scores tie. Each query's rows are laid out in a row of a
+    matrix first and sorted there: many short sorts instead of one long one.
     """
     counts = np.bincount(codes, minlength=n_queries).astype(np.int64)
     width = int(counts.max())
-    labels, negated = _layout(y, s, codes, counts, width)  # negated: -score, +inf in the padding
+    labels, scores = _layout(y, s, codes, counts, width)
     judged = np.arange(width) < counts[:, None]
-    order = np.argsort(negated, axis=1)
-    base = np.arange(0, n_queries * width, width, dtype=np.intp)[:, None]
-    order += base
-    labels = labels.ravel()[order]
-    negated.sort(axis=1)
-    score_matrix = np.negative(negated, out=negated)
-    tied = np.zeros(judged.shape, dtype=bool)  # tied with the rank before it
-    np.equal(score_matrix[:, 1:], score_matrix[:, :-1], out=tied[:, 1:])
-    tied &= judged
-    if tied.any():  # the labels order each tied group
-        labels = _order_tied_labels(labels, tied, ties == "pessimistic")
-    if width * n_queries > len(codes):
-        score_matrix[~judged] = 0.0
-    tie_ids = None
-    if ties == "average" and tied.any():
-        tie_ids = base + np.arange(width)
-        tie_ids[tied] = 0
-        np.maximum.accumulate(tie_ids, axis=1, out=tie_ids)  # the first rank of each tied group
+    labels, score_matrix, tie_ids = rank_rows(labels, scores, judged, ascending_labels=ties == "pessimistic",
+                                              groups=ties == "average")
     ideal = np.negative(labels)
     ideal.sort(axis=1)
     r = Rankings(labels=labels, judged=judged, lengths=counts, ideal=np.negative(ideal, out=ideal),
@@ -95,14 +79,12 @@ def _rank_numpy(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_queries: int,
 
 def _layout(y: np.ndarray, s: np.ndarray, codes: np.ndarray, counts: np.ndarray,
             width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Labels and negated scores in a matrix of one row per query (``width`` columns), each
-    query's rows in their order, the padding labelled 0 and given +inf (it sorts last)."""
+    """Labels and scores in a matrix of one row per query (``width`` columns), each query's
+    rows in their order, 0 in the padding."""
     n_queries, n = len(counts), len(codes)
     by_query = _group_rows(codes, n_queries)
     if n_queries * width == n:  # no padding: the grouped rows are the matrix
-        negated = s[by_query] if isinstance(by_query, np.ndarray) else s.copy()
-        np.negative(negated, out=negated)
-        return y[by_query].reshape(n_queries, width), negated.reshape(n_queries, width)
+        return y[by_query].reshape(n_queries, width), s[by_query].reshape(n_queries, width)
     flat = np.repeat(np.arange(0, n_queries * width, width, dtype=np.intp) - (np.cumsum(counts) - counts), counts)
     flat += np.arange(n, dtype=np.intp)  # each grouped row's cell
     if not isinstance(by_query, slice):
@@ -111,9 +93,9 @@ def _layout(y: np.ndarray, s: np.ndarray, codes: np.ndarray, counts: np.ndarray,
         flat = cell  # each row's cell
     labels = np.zeros((n_queries, width))
     labels.ravel()[flat] = y
-    negated = np.full((n_queries, width), np.inf)
-    negated.ravel()[flat] = -s
-    return labels, negated
+    scores = np.zeros((n_queries, width))
+    scores.ravel()[flat] = s
+    return labels, scores
 
 
 def _group_rows(codes: np.ndarray, n_queries: int) -> np.ndarray | slice:
@@ -129,30 +111,6 @@ def _group_rows(codes: np.ndarray, n_queries: int) -> np.ndarray | slice:
         order = order[np.argsort(digit, kind="stable")]
         shift += 16
     return order
-
-
-def _order_tied_labels(labels: np.ndarray, tied: np.ndarray, ascending: bool) -> np.ndarray:
-    """The labels of each run of tied scores (``tied``: the score equals the one before)
-    sorted, ascending or descending; the runs stay in place. Whole labels below 2**20 are
-    sorted as integer keys (run number, label), in place; any others by a lexsort."""
-    top = float(labels.max())
-    runs = np.cumsum(~tied, axis=1, dtype=np.int32)  # the run of each rank, 1 .. width
-    levels = int(top) + 1
-    if top < 2**20 and (labels.shape[1] + 1) * levels < 2**31:
-        key = labels.astype(np.int32)
-        if bool(np.equal(key, labels).all()) and not np.signbit(labels).any():  # whole, no -0.0
-            if not ascending:
-                np.subtract(levels - 1, key, out=key)
-            runs *= np.int32(levels)
-            key += runs
-            key.sort(axis=1)
-            key %= np.int32(levels)
-            if not ascending:
-                np.subtract(levels - 1, key, out=key)
-            labels[...] = key
-            return labels
-    order = np.lexsort((labels if ascending else -labels, runs), axis=1)
-    return np.take_along_axis(labels, order, axis=1)
 
 
 def query_codes(q: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -215,16 +173,8 @@ def _rank_xp(xp: Any, labels: Any, scores: Any, query: Any, ties: str) -> tuple[
     def padded(values):
         return xp.where(valid, xp.reshape(xp.take(values, where), (n_queries, depth)), 0.0)
 
-    all_labels, score_matrix = padded(labels), padded(scores)
-    ranks = _rank_columns(xp, all_labels, score_matrix, valid, ties)
-    all_labels, score_matrix = gather(all_labels, ranks), gather(score_matrix, ranks)
-    tie_ids = None
-    if ties == "average":
-        tied = xp.concat([xp.zeros((n_queries, 1), dtype=xp.bool, device=device),
-                          score_matrix[:, 1:] == score_matrix[:, :-1]], axis=1) & valid
-        if bool(xp.any(tied)):
-            offset = xp.reshape(xp.arange(n_queries, dtype=starts.dtype, device=device) * depth, (-1, 1))
-            tie_ids = offset + run_bounds(~tied)[0]  # the flat index of each group's first rank
+    all_labels, score_matrix, tie_ids = rank_rows(padded(labels), padded(scores), valid,
+                                                  ascending_labels=ties == "pessimistic", groups=ties == "average")
     r = Rankings(labels=all_labels, judged=valid, lengths=counts, ideal=xp.sort(all_labels, axis=1, descending=True),
                  n_judged=counts, query_ids=xp.take(query, starts), ties=tie_ids)
     return r.query_ids, r, score_matrix
@@ -237,13 +187,3 @@ def _float_dtype(xp: Any, scores: Any, device: Any) -> Any:
     if xp.isdtype(scores.dtype, "real floating"):
         return xp.result_type(scores.dtype, default)
     return default
-
-
-def _rank_columns(xp: Any, labels: Any, scores: Any, valid: Any, ties: str) -> Any:
-    """Each row's column order: score descending, then label descending (ascending for
-    ``ties="pessimistic"``), the padding last. Sorting the short rows of the padded matrix
-    costs far less than one sort of all rows."""
-    key = xp.where(valid, -scores, xp.inf)
-    order = xp.argsort(labels if ties == "pessimistic" else -labels, axis=1, stable=True)
-    step = xp.argsort(gather(key, order), axis=1, stable=True)
-    return gather(order, step)

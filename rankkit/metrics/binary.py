@@ -185,7 +185,7 @@ def num_retrieved(rankings: RankingsLike) -> FloatOrArray:
     >>> num_retrieved([[1, 0, 1], [0]])
     array([3., 1.])
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     return r.result(r.lengths)
 
 
@@ -213,7 +213,7 @@ def num_relevant(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
     >>> num_relevant([2, 0, 1, 0], rel=2)
     1.0
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     return r.result(r.n_relevant(check_rel(rel)))
 
 
@@ -298,7 +298,7 @@ def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -
     >>> precision([[1, 0], [1, 1]], k=4)
     array([0.25, 0.5 ])
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     rel = check_rel(rel)
     return r.result(ratio(_hits(r, rel, k), r.lengths if k is None else k))
@@ -340,7 +340,7 @@ def recall(
     >>> recall([1, 0, 1, 0, 1, 1, 0], k=5)
     0.75
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     rel = check_rel(rel)
     n_rel = checked_n_relevant(r, rel, n_relevant)
@@ -480,7 +480,7 @@ def fallout(
     >>> fallout([[0, 1, 0, 1], [1, 1]], k=1, n_nonrelevant=[4, 2])
     array([0.25, 0.  ])
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     rel = check_rel(rel)
     nonrelevant = r.judged & ~r.relevant(rel) & _retrieved(r)
@@ -527,7 +527,7 @@ def success(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> 
     >>> success([0, 0, 1], k=2)
     0.0
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     relevant = r.relevant(check_rel(rel))
     xp = namespace(relevant)
@@ -640,7 +640,7 @@ def average_precision(
     >>> average_precision(tied), average_precision(tied, tied="group_end")
     (array([0.75]), array([0.5]))
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     normalize = check_option(normalize, NORMALIZATIONS, "normalize")
     rel = check_rel(rel)
@@ -764,7 +764,7 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
     >>> rr.round(4), round(float(rr.mean()), 2)
     (array([0.5   , 1.    , 0.3333]), 0.61)
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     rel = check_rel(rel)
     if r.ties is not None:

@@ -282,7 +282,7 @@ def cumulative_gain(
     >>> cumulative_gain([[5, 1, 3, 2, 4], [5, 3, 4, 2, 1]])
     array([15., 15.])
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     g = _gain_function(gain)
     return r.result(rank_sum(_ranked_gains(r, g, k)))
@@ -360,7 +360,7 @@ def dcg(
     >>> round(dcg([3, 0, 0], base=10), 4)
     9.9658
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     g = _gain_function(gain)
     w = _discount_function(discount, base)
@@ -411,7 +411,7 @@ def idcg(
     >>> idcg([5, 1, 3, 2, 4], gain="exp")
     45.64282878502658
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     g = _gain_function(gain)
     w = _discount_function(discount, base)
@@ -488,7 +488,7 @@ def ndcg(
     >>> ndcg([[0, 0], [1, 0]], gain="exp", no_relevant=1)
     array([1., 1.])
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     no_relevant = check_probability(no_relevant, "no_relevant", low_open=False)
     g = _gain_function(gain)
@@ -567,7 +567,7 @@ def rbp(
     >>> rbp([[4, 2, 0], [1, 0, 1]], p=0.5, max_grade="query")   # 0.5 * (1 + 0.5 / 2)
     array([0.625, 0.625])
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     p = check_probability(p, "p", high_open=True)
     k = check_k(k)
     rel = check_rel(rel)
@@ -742,7 +742,7 @@ def err(
     >>> err([[1, 0], [0, 1]], max_grade=1)   # R = 1/2 at rank 1, or at rank 2 (1/2 * 1/2)
     array([0.5 , 0.25])
     """
-    r = as_rankings(rankings)
+    r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     p = check_probability(p, "p")
     if r.ties is not None and _tied(r.ties):

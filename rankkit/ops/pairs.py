@@ -177,6 +177,14 @@ def ranked_pair_counts(labels: Any, valid: Any, lengths: Any, ties: Any) -> tupl
     order, as rankings of model scores do), else :func:`pair_stats` against the group's rank.
     Another library: one pass per distinct label value over all rows, with prefix counts
     (or all pairs of a block of rows when the values outnumber the ranks).
+
+    Why two algorithms: the standard's way costs one pass over all rows per distinct label
+    value (or L**2 per row when the values outnumber the ranks): fine for graded labels,
+    quadratic for continuous ones, which NumPy's merge sort (:func:`strict_inversions`, in-place
+    sorts of blocks) counts in O(L log L). They are one function: counts are
+    integers or halves, exact in any order, and ``tests/test_pairwise.py``
+    (``test_pair_counting_numpy_and_standard_paths_are_one_function``) runs both on the same
+    random rankings with tie groups, every branch, and asserts the same bits.
     """
     if not isinstance(labels, np.ndarray):
         return _ranked_pair_counts_xp(labels, valid, ties)

@@ -25,7 +25,7 @@ from . import numerics as _numerics
 __all__ = [
     "namespace", "is_numpy", "as_float", "count", "ratio", "rank_sum", "weighted_rank_sum", "rank_product", "query_sum",
     "prefix_sum", "cumulative_product", "constant", "gather", "run_bounds", "tie_bounds", "group_mean", "exp2",
-    "columns", "device",
+    "columns", "device", "rank_rows",
 ]
 
 
@@ -41,13 +41,43 @@ def namespace(*arrays: Any) -> Any:
 def _numpy_namespace() -> Any:
     global _NP
     if _NP is None:
-        import array_api_compat.numpy as compat
-
-        _NP = compat
+        _NP = _NumPyNamespace() if _NUMPY_IS_STANDARD else _compat_numpy()
     return _NP
 
 
 _NP: Any = None
+
+#: NumPy 2.1 and later hold the standard's functions in their own namespace.
+_NUMPY_IS_STANDARD = tuple(int(v) for v in np.__version__.split(".")[:2]) >= (2, 1)
+
+#: The standard's names whose NumPy function (2.1 and later) is the standard's, as the
+#: kernels call them; any other name (``sort``, ``argsort``: ``descending=``) is array_api_compat's.
+_NUMPY_OWN = frozenset({
+    "abs", "all", "any", "arange", "argmax", "asarray", "astype", "bool", "broadcast_to", "concat",
+    "cumulative_prod", "cumulative_sum", "exp", "float32", "float64", "full", "full_like", "inf", "int32", "int64",
+    "isdtype", "isfinite", "log", "matrix_transpose", "max", "maximum", "min", "minimum", "nan", "nonzero", "ones",
+    "ones_like", "reshape", "result_type", "searchsorted", "sum", "take", "unique_values", "where", "zeros",
+    "zeros_like", "__array_namespace_info__",
+})
+
+
+def _compat_numpy() -> Any:
+    import array_api_compat.numpy as compat
+
+    return compat
+
+
+class _NumPyNamespace:
+    """NumPy as an array namespace, without importing ``array_api_compat.numpy`` (which
+    imports every NumPy submodule: 0.1 s of a command's start) until a kernel asks for a
+    name NumPy's own namespace does not hold as the standard has it."""
+
+    __name__ = "numpy"
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(np, name) if name in _NUMPY_OWN else getattr(_compat_numpy(), name)
+        setattr(self, name, value)
+        return value
 
 
 def is_numpy(x: Any) -> bool:
@@ -246,3 +276,89 @@ def exp2(x: Any) -> Any:
     if is_numpy(x):
         return _numerics.exp2(x)
     return 2.0 ** x
+
+
+def rank_rows(labels: Any, scores: Any, valid: Any, *, ascending_labels: bool = False,
+              groups: bool = False) -> tuple[Any, Any, Any]:
+    """Each row's cells ranked by score, highest first: the labels and the scores at each
+    rank, and (``groups``) the tie groups.
+
+    ``valid`` marks each row's cells (the first ``length`` columns of the row; the padding
+    after them is ignored and comes out 0). Equal scores are ordered by label, descending
+    (``ascending_labels``: ascending), so the result does not depend on the order of the
+    cells. ``groups``: the flat index (row * depth + column) of the first rank of each run
+    of equal scores, the form of ``Rankings.ties``; None when no two scores of a row tie or
+    ``groups`` is false.
+
+    NumPy: each row sorted by score (many short sorts), then the labels of each run of
+    equal scores sorted in place (whole labels as integer keys). Another library: two
+    stable argsorts along the rows, by label and then by score, with the standard's
+    operations only, on the input's device. The same ranking either way (cells of equal
+    score and label are alike).
+    """
+    if is_numpy(scores):
+        return _rank_rows_numpy(labels, scores, valid, ascending_labels, groups)
+    xp = namespace(labels, scores)
+    key = xp.where(valid, -scores, xp.inf)  # the padding ranks last
+    by_label = xp.argsort(labels if ascending_labels else -labels, axis=1, stable=True)
+    order = gather(by_label, xp.argsort(gather(key, by_label), axis=1, stable=True))
+    ranked, score_matrix = xp.where(valid, gather(labels, order), 0.0), xp.where(valid, gather(scores, order), 0.0)
+    tied = xp.concat([xp.zeros((valid.shape[0], min(valid.shape[1], 1)), dtype=xp.bool, device=device(valid)),
+                      score_matrix[:, 1:] == score_matrix[:, :-1]], axis=1) & valid
+    if not groups or not bool(xp.any(tied)):
+        return ranked, score_matrix, None
+    start = run_bounds(~tied)[0]
+    offset = xp.reshape(xp.arange(valid.shape[0], dtype=start.dtype, device=device(valid)) * valid.shape[1], (-1, 1))
+    return ranked, score_matrix, offset + start
+
+
+def _rank_rows_numpy(labels: np.ndarray, scores: np.ndarray, valid: np.ndarray, ascending: bool,
+                     groups: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`rank_rows` on NumPy: an argsort of each short row (equal scores need no
+    stable sort: the labels order them next), the labels gathered, the scores sorted."""
+    n, width = scores.shape
+    padded = not bool(valid.all())
+    negated = np.where(valid, np.negative(scores), np.inf) if padded else np.negative(scores)
+    order = np.argsort(negated, axis=1)
+    order += (np.arange(n, dtype=order.dtype) * width)[:, None]  # flat indices (a row may be empty)
+    ranked = np.where(valid, labels, 0.0).ravel()[order] if padded else labels.ravel()[order]
+    negated.sort(axis=1)
+    score_matrix = np.negative(negated, out=negated)
+    tied = np.zeros((n, width), dtype=bool)  # tied with the rank before it
+    np.equal(score_matrix[:, 1:], score_matrix[:, :-1], out=tied[:, 1:])
+    tied &= valid
+    any_tied = bool(tied.any())
+    if any_tied:  # the labels order each tied group
+        ranked = _order_tied_labels(ranked, tied, ascending)
+    if padded:
+        score_matrix[~valid] = 0.0
+    if not (groups and any_tied):
+        return ranked, score_matrix, None
+    ties = np.arange(n * width, dtype=np.int64).reshape(n, width)
+    ties[tied] = 0
+    np.maximum.accumulate(ties, axis=1, out=ties)  # the flat index of each group's first rank
+    return ranked, score_matrix, ties
+
+
+def _order_tied_labels(labels: np.ndarray, tied: np.ndarray, ascending: bool) -> np.ndarray:
+    """The labels of each run of tied scores (``tied``: the score equals the one before)
+    sorted, ascending or descending; the runs stay in place. Whole labels in [0, 2**20) are
+    sorted as integer keys (run number, label), in place; any others by a lexsort."""
+    top = float(labels.max())
+    runs = np.cumsum(~tied, axis=1, dtype=np.int32)  # the run of each rank, 1 .. width
+    levels = int(top) + 1
+    if 0 <= top < 2**20 and (labels.shape[1] + 1) * levels < 2**31:
+        key = labels.astype(np.int32)
+        if bool(np.equal(key, labels).all()) and not np.signbit(labels).any():  # whole, no -0.0
+            if not ascending:
+                np.subtract(levels - 1, key, out=key)
+            runs *= np.int32(levels)
+            key += runs
+            key.sort(axis=1)
+            key %= np.int32(levels)
+            if not ascending:
+                np.subtract(levels - 1, key, out=key)
+            labels[...] = key
+            return labels
+    order = np.lexsort((labels if ascending else -labels, runs), axis=1)
+    return np.take_along_axis(labels, order, axis=1)
