@@ -7,6 +7,10 @@ import importlib
 import sys
 from collections.abc import Callable, Iterable
 
+#: The optional libraries, by the extra of ``rankkit-eval`` that installs them (pyproject.toml).
+#: The metric functions and ``evaluate_scores`` need NumPy and array-api-compat alone.
+EXTRAS = {"pandas": "runs", "pyarrow": "runs", "scipy": "stats", "matplotlib": "plots"}
+
 
 def attach(package: str, names: dict[str, str], submodules: Iterable[str] = ()
            ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
@@ -29,12 +33,19 @@ def attach(package: str, names: dict[str, str], submodules: Iterable[str] = ()
     reachable = frozenset(submodules)
 
     def __getattr__(name: str):
-        if name in names:
-            value = getattr(importlib.import_module(names[name], package), name)
-        elif name in reachable:
-            value = importlib.import_module(f".{name}", package)
-        else:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        try:
+            if name in names:
+                value = getattr(importlib.import_module(names[name], package), name)
+            elif name in reachable:
+                value = importlib.import_module(f".{name}", package)
+            else:
+                raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        except ModuleNotFoundError as err:
+            extra = EXTRAS.get((err.name or "").partition(".")[0])
+            if extra is None:
+                raise
+            raise ModuleNotFoundError(f"{package}.{name} needs {err.name}, which is not installed: "
+                                      f'pip install "rankkit-eval[{extra}]" (or [all])', name=err.name) from None
         setattr(sys.modules[package], name, value)
         return value
 

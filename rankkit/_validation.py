@@ -7,6 +7,8 @@ value; private kernels trust their input.
 from __future__ import annotations
 
 import numbers
+import sys
+import warnings
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -211,3 +213,44 @@ def check_recall_levels(recall_levels, name: str = "recall_levels") -> np.ndarra
     if bad.any():
         raise ValueError(f"{name} must be in [0, 1], got {float(levels[bad][0])!r}")
     return levels
+
+
+#: The warnings given so far (message, category, file, line): see :func:`warn_user`.
+_SHOWN: set = set()
+
+
+def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
+    """A warning at the first caller's line outside rankkit, shown once per line and
+    message where Python's filters would show it once there (their default).
+
+    Python forgets which warnings it has shown whenever a ``catch_warnings`` block ends,
+    and pandas opens one in many of its calls: a loop calling :func:`rankkit.evaluate`
+    would repeat the same warning on every call. rankkit keeps its own record instead.
+    Filters that say otherwise (``"always"``, ``"error"``, ``"ignore"``, a
+    ``catch_warnings(record=True)`` with ``simplefilter("always")``) are followed."""
+    level = outside_rankkit()
+    frame = sys._getframe(level - 1)
+    module, line = frame.f_globals.get("__name__", ""), frame.f_lineno
+    key = (message, category, frame.f_code.co_filename, line)
+    if key in _SHOWN and _action(message, category, module, line) in ("default", "module", "once"):
+        return
+    _SHOWN.add(key)
+    warnings.warn(message, category, stacklevel=level)
+
+
+def _action(message: str, category: type[Warning], module: str, line: int) -> str:
+    """The action of Python's first warnings filter that matches (``warnings.filters``)."""
+    for action, text, kind, where, at in warnings.filters:
+        if ((text is None or text.match(message)) and issubclass(category, kind)
+                and (where is None or where.match(module)) and at in (0, line)):
+            return action
+    return warnings.defaultaction
+
+
+def outside_rankkit() -> int:
+    """The ``stacklevel`` that makes a warning point at the first caller outside rankkit,
+    for a ``warnings.warn`` in the function that calls this."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "rankkit":
+        frame, level = frame.f_back, level + 1
+    return level

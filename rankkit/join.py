@@ -25,8 +25,6 @@ freed (``del``) as soon as they are used: that sets the peak memory.
 from __future__ import annotations
 
 import functools
-import sys
-import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -34,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ._validation import warn_user
 from .io.keys import (
     arrow_ids,
     doc_keys,
@@ -51,7 +50,7 @@ from .rankings import Rankings
 if TYPE_CHECKING:  # frames come from the caller: the join itself never imports pandas
     import pandas as pd
 
-__all__ = ["rank_frames", "rank_arrays", "Judgments", "Matched", "TIES", "outside_rankkit", "warn_user"]
+__all__ = ["rank_frames", "rank_arrays", "Judgments", "Matched", "TIES"]
 
 #: The orders of documents with equal scores (see :func:`rankkit.rank`).
 TIES = ("docno", "optimistic", "pessimistic", "average")
@@ -179,47 +178,6 @@ class Matched:
         _, run_id, judged_id = self.example
         warn_user(f"no retrieved document of any query is judged: run ids look like {run_id!r}, judged ids like "
                   f"{judged_id!r} (ids must match exactly, case included)")
-
-
-#: The warnings given so far (message, category, file, line): see :func:`warn_user`.
-_SHOWN: set = set()
-
-
-def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
-    """A warning at the first caller's line outside rankkit, shown once per line and
-    message where Python's filters would show it once there (their default).
-
-    Python forgets which warnings it has shown whenever a ``catch_warnings`` block ends,
-    and pandas opens one in many of its calls: a loop calling :func:`rankkit.evaluate`
-    would repeat the same warning on every call. rankkit keeps its own record instead.
-    Filters that say otherwise (``"always"``, ``"error"``, ``"ignore"``, a
-    ``catch_warnings(record=True)`` with ``simplefilter("always")``) are followed."""
-    level = outside_rankkit()
-    frame = sys._getframe(level - 1)
-    module, line = frame.f_globals.get("__name__", ""), frame.f_lineno
-    key = (message, category, frame.f_code.co_filename, line)
-    if key in _SHOWN and _action(message, category, module, line) in ("default", "module", "once"):
-        return
-    _SHOWN.add(key)
-    warnings.warn(message, category, stacklevel=level)
-
-
-def _action(message: str, category: type[Warning], module: str, line: int) -> str:
-    """The action of Python's first warnings filter that matches (``warnings.filters``)."""
-    for action, text, kind, where, at in warnings.filters:
-        if ((text is None or text.match(message)) and issubclass(category, kind)
-                and (where is None or where.match(module)) and at in (0, line)):
-            return action
-    return warnings.defaultaction
-
-
-def outside_rankkit() -> int:
-    """The ``stacklevel`` that makes a warning point at the first caller outside rankkit,
-    for a ``warnings.warn`` in the function that calls this."""
-    frame, level = sys._getframe(1), 1
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "rankkit":
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _unmatched_example(ordered: _Ordered, run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray,

@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._validation import warn_user
 from .evaluation.arrays import aggregate_column, defaults, score_values
 from .evaluation.settings import Settings, takes_options
 from .io.trec_format import NUMBER, id_text, os_error
-from .join import warn_user
 from .metrics.binary import STANDARD_RECALL_LEVELS
 from .metrics.interpolation import recall_cut
 from .names import (

@@ -18,9 +18,16 @@ def _version(text: str) -> tuple[int, ...]:
     return parts + (0,) * (3 - len(parts))
 
 
-def _floors() -> dict[str, tuple[int, ...]]:
-    block = re.search(r"^dependencies = \[(.*?)^\]", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
-    found = re.findall(r'"([A-Za-z0-9_.-]+)>=([0-9.]+)"', block.group(1))
+#: The extras of the library itself (the slim install is ``dependencies`` alone).
+LIBRARY_EXTRAS = ("runs", "stats", "plots")
+
+
+def _floors(extras: tuple[str, ...] = LIBRARY_EXTRAS) -> dict[str, tuple[int, ...]]:
+    """The declared floors: the slim install's dependencies and the library's extras'."""
+    text = (ROOT / "pyproject.toml").read_text()
+    blocks = [re.search(r"^dependencies = \[(.*?)^\]", text, re.M | re.S).group(1)]
+    blocks += [re.search(rf"^{extra} = \[(.*?)\]$", text, re.M).group(1) for extra in extras]
+    found = [pair for block in blocks for pair in re.findall(r'"([A-Za-z0-9_.-]+)>=([0-9.]+)"', block)]
     return {name.lower(): _version(v) for name, v in found}
 
 
@@ -45,7 +52,20 @@ def _pins(name: str) -> dict[str, tuple[int, ...]]:
 
 
 def test_every_dependency_has_a_floor():
+    assert set(_floors(())) == {"numpy", "array-api-compat"}  # the slim install
     assert set(_floors()) == {"numpy", "pandas", "scipy", "matplotlib", "pyarrow", "array-api-compat"}
+
+
+def test_the_extras_a_missing_library_names_exist():
+    """rankkit/_lazy.py's EXTRAS: each optional library belongs to the extra it names."""
+    from rankkit._lazy import EXTRAS
+
+    text = (ROOT / "pyproject.toml").read_text()
+    for library, extra in EXTRAS.items():
+        assert library in re.search(rf"^{extra} = \[(.*?)\]$", text, re.M).group(1), library
+    assert re.search(r'^all = \["rankkit-eval\[runs,stats,plots\]"\]$', text, re.M)
+    for extra in ("test", "notebooks", "docs", "dask"):  # make test, make demo, the book, the README's line
+        assert re.search(rf'^{extra} = \[\s*"rankkit-eval\[all\]"', text, re.M), extra
 
 
 def test_oldest_environment_pins_exactly_the_declared_floors():
@@ -60,7 +80,7 @@ def test_ipywidgets_floor_is_the_same_in_every_extra_that_names_it():
     block = re.search(r"^\[project.optional-dependencies\](.*?)^\[", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
     floors = set(re.findall(r'"ipywidgets>=([0-9.]+)"', block.group(1)))
     assert len(floors) == 1
-    extras = dict(re.findall(r"^(\w+) = \[(.*?)\]", block.group(1), re.M | re.S))
+    extras = dict(re.findall(r"^(\w+) = \[(.*?)\]$", block.group(1), re.M | re.S))
     assert "ipywidgets>=" in extras["notebooks"] and "ipywidgets>=" in extras["test"]
 
 

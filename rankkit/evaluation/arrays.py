@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..join import warn_user
+from .._validation import warn_user
 from ..names import REGISTRY, Metric, MetricInfo
 from ..ops.primitives import is_numpy, query_sum
 from ..rankings import Rankings

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_option, check_rel
-from ..join import warn_user
+from .._validation import check_option, check_rel, warn_user
 from ..metrics import pairwise
 from ..names import REGISTRY, Metric, expand_metrics
 from ..ops.primitives import namespace

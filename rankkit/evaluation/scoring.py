@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_rel
+from .._validation import check_rel, warn_user
 from ..io import RunFile, read_qrels, read_run
 from ..io.keys import query_index
-from ..join import rank_frames, warn_user
+from ..join import rank_frames
 from ..names import REGISTRY, Metric, MetricInfo, expand_metrics, parse_metric
 from ..names.records import refuse_score_metrics
 from ..rankings import Rankings, as_rankings

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from .._validation import check_finite
 from ..rankings import FloatOrArray, Rankings
@@ -44,6 +43,11 @@ class Rows(NamedTuple):
         return float(values[0]) if self.scalar else values
 
 
+def _is_series(x: Any) -> bool:
+    """Whether ``x`` is a pandas Series (without importing pandas: it is an extra)."""
+    return type(x).__name__ == "Series" and (type(x).__module__ or "").startswith("pandas")
+
+
 def as_rows(x: Any, name: str) -> Rows:
     """A 1-D list, a 2-D array or a (ragged) list of lists as padded rows; reject NaN/inf.
 
@@ -53,7 +57,7 @@ def as_rows(x: Any, name: str) -> Rows:
     if isinstance(x, Rankings):
         return Rows(x.labels.astype(np.float64), x.lengths.astype(np.int64), x.scalar)
     if isinstance(x, (list, tuple)) and any(
-        isinstance(row, (list, tuple, np.ndarray, pd.Series)) for row in x
+        isinstance(row, (list, tuple, np.ndarray)) or _is_series(row) for row in x
     ):
         try:
             rows = [np.asarray(row, dtype=np.float64) for row in x]
