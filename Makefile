@@ -62,18 +62,33 @@ demo: $(VENV)/.notebooks
 # The notebooks for students: every notebook but 08 (the teacher's checklist shows the
 # exercises' answers), without the cells tagged `solution` (answers), `remove-cell` (checks)
 # or `teacher` (notes for the teacher), with the inputs of `remove-input` checks collapsed;
-# then Restart & Run All of every copy in its own folder, as a student will run it.
+# then Restart & Run All of every copy in its own folder, as a student will run it; beside the
+# copies, the wheel students install rankkit from (the package alone: no notebook, no answer),
+# built from a copy of the package so that nothing else of the checkout can slip into it.
 STUDENT ?= build/student
 STUDENT_NOTEBOOKS := $(filter-out notebooks/08_%,$(wildcard notebooks/[0-9][0-9]_*.ipynb))
 STUDENT_COPIES := $(addprefix $(STUDENT)/,$(notdir $(STUDENT_NOTEBOOKS)))
 student: $(VENV)/.notebooks
-	rm -f $(STUDENT)/[0-9][0-9]_*.ipynb   # copies of an earlier edition, nothing else
+	rm -f $(STUDENT)/[0-9][0-9]_*.ipynb $(STUDENT)/rankkit_eval-*.whl   # an earlier edition, nothing else
+	rm -rf build/wheel-src && mkdir -p build/wheel-src && cp -r pyproject.toml README.md rankkit build/wheel-src/
+	$(PY) -m pip wheel --quiet --no-deps build/wheel-src -w $(STUDENT)
 	$(PY) -m jupyter nbconvert --log-level=ERROR --to notebook --TagRemovePreprocessor.enabled=True \
 		--TagRemovePreprocessor.remove_cell_tags solution --TagRemovePreprocessor.remove_cell_tags remove-cell \
 		--TagRemovePreprocessor.remove_cell_tags teacher --output-dir $(STUDENT) $(STUDENT_NOTEBOOKS)
 	$(PY) $(NBRUN) --inplace --ExecutePreprocessor.record_timing=False $(STUDENT_COPIES)
 	$(PY) notebooks/collapse_checks.py $(STUDENT)
-	@echo "Student notebooks (no solutions), each run top to bottom: $(abspath $(STUDENT))"
+	@echo "Student notebooks (no solutions), each run top to bottom, and the rankkit wheel: $(abspath $(STUDENT))"
+
+# The graded assignments (notebooks/assignments/README.md), built with nbgrader into
+# build/assignments/{student,teacher}; then the reference solutions are graded (every automatic
+# point) and the students' versions handed in unanswered (no point), or the target fails.
+.PHONY: assignments
+$(VENV)/.assignments: $(VENV)/.notebooks
+	$(PY) -m pip install --quiet -c $(LOCK) $(EDITABLE) ".[assignments]"
+	touch $@
+
+assignments: $(VENV)/.assignments
+	$(PY) notebooks/assignments/build.py build/assignments
 
 # The book: the chapters as stored (their outputs are the ones `make test` checks), the API
 # reference from the docstrings, the metric tables from the registry; offline, in build/docs.
@@ -96,16 +111,38 @@ docs-student: $(VENV)/.docs
 docs-check: $(VENV)/.docs
 	$(PY) docs/check.py $(DOCS) --screenshots build/docs-check
 
+# The course's slides (docs/syllabus.md): one reveal.js deck per week in build/slides
+# (week1.html ... week6.html, index.html), made by nbconvert's SlidesExporter from the
+# stored outputs of the week's notebooks as students see them (docs/slides.py says how cells
+# become slides); reveal.js (from sphinx-revealjs) and MathJax are copied beside the decks,
+# so they need no network. `make slides-check`: every deck in headless Chromium (reveal.js
+# started, its slide count, console errors, requests leaving the machine, untypeset math).
+.PHONY: slides slides-check
+slides: $(VENV)/.docs
+	$(PY) docs/slides.py --out build/slides
+
+slides-check: $(VENV)/.docs
+	$(PY) docs/check_slides.py build/slides --screenshots build/slides-check
+
+# The CJK font of the figures and the book (rankkit/plot/cjk_font/README.md), remade from the
+# characters of the lessons, pages and docstrings; needs Debian's fonts-noto-cjk.
+.PHONY: cjk-font
+cjk-font: $(VENV)/.test
+	$(PY) docs/cjk_font.py
+
 # Unit, conformance, doctests and strict nbval on every notebook, with the locked versions.
 test: $(VENV)/.test
 	$(PY) -m pytest -q
 
 # The edit loop: the library's tests and doctests without the notebooks (not collected), the
 # Dask cluster, the sweeps against peers and the tests that take seconds (the markers are
-# assigned in tests/conftest.py). `make test` runs them all.
+# assigned in tests/conftest.py, which leaves the files deselected whole uncollected). `make
+# test` runs them all. Compiled modules are kept (__pycache__) even where the environment says
+# PYTHONDONTWRITEBYTECODE: pytest rewrites the asserts of every test module and of Hypothesis
+# again in each run without them, a tenth of the loop's CPU time.
 FAST := not notebook and not dask and not oracle and not slow
 test-fast: $(VENV)/.test
-	$(PY) -m pytest -q tests rankkit -m "$(FAST)" --hypothesis-profile=fast
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q tests rankkit -m "$(FAST)" --hypothesis-profile=fast
 
 # pycodestyle, pyflakes, import order, bugbear and pyupgrade (pyproject.toml's [tool.ruff]).
 lint: $(VENV)/.test
@@ -123,6 +160,17 @@ test-oldest: $(OLD)/.test
 	$(OLD)/bin/python -m pip list 2>/dev/null | grep -i -E '^(numpy|pandas|pyarrow|scipy|matplotlib) '
 	$(OLD)/bin/python -m pytest -q tests rankkit
 	$(OLD)/bin/python $(NBRUN) --output-dir build/oldest notebooks/*.ipynb
+
+# The slim install (NumPy and array-api-compat alone, what a training loop needs): the metric
+# functions and evaluate_scores work, and a name needing an extra says which (tests/slim_check.py).
+SLIM ?= .venv-slim
+.PHONY: test-slim
+test-slim:
+	rm -rf $(SLIM)
+	$(PYTHON) -m venv $(SLIM)
+	$(SLIM)/bin/python -m pip install --quiet -c $(LOCK) .
+	$(SLIM)/bin/python -m pip list 2>/dev/null | grep -v -i -E '^(pip|setuptools) '
+	cd tests && ../$(SLIM)/bin/python slim_check.py
 
 # Restart & Run All, every notebook in place (then read the output diff before committing).
 notebooks: $(VENV)/.notebooks
@@ -144,7 +192,7 @@ bench: $(VENV)/.bench
 	$(PY) benchmarks/bench_evaluate.py
 
 clean:
-	rm -rf $(VENV) $(OLD) build
+	rm -rf $(VENV) $(OLD) $(SLIM) build
 
 # Mutation testing of the metric kernels and the shared primitives (benchmarks/MUTATION.md):
 # mutmut 3 copies the package to mutants/, makes one small change at a time in the functions
@@ -159,7 +207,7 @@ MUTATED := rankkit.ops.primitives.* rankkit.ops.pairs.* \
 	$(foreach f,precision recall success average_precision reciprocal_rank fallout _top _relevant _hits \
 	  _retrieved _tie_groups _ranks _expected_precisions _group_end_precisions _expected_first_relevant,\
 	  rankkit.metrics.binary.x_$(f)__mutmut_*) \
-	$(foreach f,auc gauc pnr pair_counts pooled_auc _ranked _rankings _pairs _mann_whitney _u_statistic \
+	$(foreach f,auc gauc pnr pair_counts pooled_auc _ranked _rankings _pairs _mann_whitney _u_statistic _u_of_counts \
 	  gauc_total _gauc_weights pnr_ratio pnr_total as_rows as_pair auc_unscored pnr_unscored,\
 	  rankkit.metrics.pairwise.x_$(f)__mutmut_*) \
 	$(foreach f,cumulative_gain dcg idcg ndcg rbp err _largest _linear _exp _check_exp_range _gain_function \
