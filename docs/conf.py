@@ -81,7 +81,7 @@ html_theme_options = {
 # The theme's colour mode before the reader picks one (pydata-sphinx-theme reads it from the context).
 html_context = {"default_mode": "light"}
 html_last_updated_fmt = None
-html_copy_source = False
+html_copy_source = False  # the search's summaries read the pages themselves (keep_search_text below)
 
 # --- links from code cells to the reference -------------------------------------------------
 
@@ -136,7 +136,31 @@ def copy_cjk_font(app, exception) -> None:
             shutil.copy2(path, fonts / path.name)
 
 
+#: Each page's main text (its HTML without images, scripts or styles), for the search page's
+#: summaries when the book is read from disk: _static/search_text.js says why.
+_SEARCH_PAGES: dict[str, str] = {}
+_NOT_TEXT = re.compile(r"<(script|style|svg)\b.*?</\1>|<a class=\"headerlink\".*?</a>|<img\b[^>]*>"
+                       r"|<(?!/?(?:div|section|span|p|h[1-6]|li|dt|dd)\b)[^>]*>", re.S | re.I)
+
+
+def keep_search_text(app, pagename, templatename, context, doctree) -> None:
+    """Keep each page's text; give the search page the scripts that read it back."""
+    if doctree is not None and "body" in context:
+        _SEARCH_PAGES[pagename + app.builder.link_suffix] = _NOT_TEXT.sub("", context["body"])
+    if pagename == "search":
+        app.add_js_file("search_pages.js")
+        app.add_js_file("search_text.js")
+
+
+def write_search_text(app, exception) -> None:
+    if exception is None and app.builder.format == "html":
+        text = "window.RK_SEARCH_PAGES = " + json.dumps(_SEARCH_PAGES, ensure_ascii=False) + ";\n"
+        (Path(app.outdir) / "_static" / "search_pages.js").write_text(text, encoding="utf-8")
+
+
 def setup(app) -> None:
+    app.connect("html-page-context", keep_search_text)
+    app.connect("build-finished", write_search_text)
     app.connect("html-page-context", link_code)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", copy_cjk_font)

@@ -58,6 +58,17 @@ API_PAGES: dict[str, tuple[str, str, list[tuple[str, Iterable[str] | None]]]] = 
     "dask": ("Runs beyond one machine (rankkit.dask)", "The same evaluation on Dask inputs.", [("rankkit.dask", None)]),
 }
 
+#: reproducing.md's paragraph on the check cells, in the teacher's edition and in the students' (whose notebooks
+#: keep the checks collapsed, without those that would give an exercise away, and whose book shows no check's code).
+CHECKS = ("Each check is a cell tagged `remove-input`: this book shows its output only. The checks run in "
+          "`make test` (nbval, strict: every stored output must be reproduced), so a change in rankkit that moves "
+          "any number fails the tests. The chapters of this book are those stored outputs, rendered as they were "
+          "tested.")
+STUDENTS_CHECKS = ("In your copy of the notebooks each check is a collapsed cell below the computation it guards (a "
+                   "thin bar: click it to open it); this book shows its output only, not its code. Checks that would "
+                   "give an exercise's answer away are not in your copy, nor are the answers. Run each notebook top "
+                   "to bottom: a check that stops with an error means the number above it no longer holds. The "
+                   "chapters of this book are your copies, each run top to bottom before it was handed out.")
 #: reproducing.md's paragraph on the checklist, in the teacher's edition and in the students' (which has none).
 CHECKLIST = ("The checklist, {doc}`08_source_checklist`, gathers every printed number of the five sources in one "
              "table: the value the source prints, the value rankkit computes, whether they agree, and the chapter "
@@ -209,15 +220,18 @@ def metric_tables() -> str:
            "trec_eval's and ir_measures' names are accepted everywhere a spec is. Each function links to its "
            "reference, with the formula and its source.", "",
            "(metric-table)=", "## Every metric", "",
-           "| rankkit | function | trec_eval | ir_measures | other names | parameters | what it measures |",
-           "| --- | --- | --- | --- | --- | --- | --- |"]
+           # Four columns, so that the table fits the article's width (752 px in a 1280 px window):
+           # the function under the spec, the three kinds of other names in one cell, each labelled.
+           "| rankkit, function | other names | parameters | what it measures |",
+           "| --- | --- | --- | --- |"]
     for name, info in names.REGISTRY.items():
-        aliases = ", ".join(_code(a) for a in info.aliases)
-        trec = ", ".join(_code(_trec_spelling(t)) for t in info.trec)
-        irm = ", ".join(_code(n) for n in info.ir_measures)
+        others = [(label, ", ".join(_code(x) for x in xs)) for label, xs in (
+            ("trec_eval", [_trec_spelling(t) for t in info.trec]), ("ir_measures", info.ir_measures),
+            ("also", info.aliases)) if xs]
         params = ", ".join(f"[{_code(p.name)}](param-{name})" for p in info.parameters)
-        out.append(f"| {_code(_spec(name, info))} | {_func_link(name, paths)} | {trec} | {irm} | {aliases} | "
-                   f"{params} | {_cell(info.summary)} |")
+        other = "; ".join(f"{label}: {spelled}" for label, spelled in others)
+        out.append(f"| {_code(_spec(name, info))} {_func_link(name, paths)} | {other} | {params} | "
+                   f"{_cell(info.summary)} |")
 
     out += ["", "(trec-eval-names)=", "## trec_eval's names", "",
             "In the order trec_eval 10 prints them ({py:data}`rankkit.names.TREC_ORDER`). `_k` stands for a "
@@ -359,9 +373,10 @@ def lay_out(notebooks: Path, out: Path) -> list[str]:
         fix_links(nb, {p.name for p in chapters})
         add_links(nb, used_in(nb, prefixes, paths))
         nbformat.write(nb, out / path.name)
-    checklist = CHECKLIST if any(p.name.startswith("08_") for p in chapters) else STUDENTS_CHECKLIST
+    teachers = any(p.name.startswith("08_") for p in chapters)   # the students' edition has no checklist
     page = out / "reproducing.md"
-    page.write_text(page.read_text().replace("CHECKLIST", checklist))
+    page.write_text(page.read_text().replace("CHECKS", CHECKS if teachers else STUDENTS_CHECKS)
+                    .replace("CHECKLIST", CHECKLIST if teachers else STUDENTS_CHECKLIST))
     (out / "_links.json").write_text(json.dumps({"paths": paths, "prefixes": prefixes}, indent=1))
     (out / "_chapters.txt").write_text("\n".join(p.stem for p in chapters) + "\n")
     return [p.stem for p in chapters]

@@ -16,6 +16,8 @@ defined here and ``compare`` builds its table with them.
 from __future__ import annotations
 
 import numbers
+import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -156,14 +158,25 @@ def _note(table: pd.DataFrame, mark: str, layout: str = "long") -> str:
     if layout == "wide":
         base = table["baseline"].iloc[0] if len(table) else ""
         return (f"Means; {mark} significantly different from {base} at alpha = {alpha:g} "
-                f"({tests.get(test, test)}, {corr}).")
+                f"({tests.get(test, test)}, {corr}).{_aggregates_note(attrs)}")
     power = ""
     if "delta" in attrs and all(c in table.columns for c in POWER_COLUMNS):
         power = (f"; detectable: the smallest difference a paired t-test detects with power "
-                 f"{attrs.get('power', 0.8):g} on these queries; queries needed: to detect {attrs['delta']:g} "
-                 "so")
+                 f"{attrs.get('power', 0.8):g} on these queries; queries needed: the queries it needs to "
+                 f"detect a difference of {attrs['delta']:g}")
     return (f"{mark} significant at alpha = {alpha:g} ({tests.get(test, test)}, {corr}); "
-            f"d: paired Cohen's d{power}.")
+            f"d: paired Cohen's d{power}.{_aggregates_note(attrs)}")
+
+
+def _aggregates_note(attrs: dict) -> str:
+    """The sentence saying which mean was compared where a ScoreTable's own aggregate of a
+    metric (AUC over every row, ...) is another number of the same name; empty otherwise."""
+    parts = []
+    for metric, values in attrs.get("aggregates", {}).items():
+        shown = ", ".join(f"{system} {value:.4f}" for system, value in values.items())
+        parts.append(f"Mean {metric} is the mean over queries of per-query {metric}, not the "
+                     f"ScoreTable's all[{metric!r}] ({shown}).")
+    return "".join(" " + p for p in parts)
 
 
 def to_markdown(table: pd.DataFrame, *, digits: int = 4, mark: str = "†",
@@ -417,3 +430,180 @@ def _check_digits(digits) -> int:
     if not isinstance(digits, numbers.Integral) or isinstance(digits, (bool, np.bool_)) or digits < 0:
         raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
     return int(digits)
+
+
+# ------------------------------------------------------------------ the CI gate (--fail-if)
+
+#: ``METRIC < -MARGIN`` or ``METRIC < -PERCENT%``: see :func:`parse_fail_if`.
+_FAIL_IF = re.compile(r"^\s*(?P<metric>\S.*?)\s*<\s*(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+                      r"\s*(?P<percent>%)?\s*$")
+
+
+@dataclass(frozen=True)
+class FailIf:
+    """One condition of ``rankkit compare --fail-if``: :func:`parse_fail_if`'s answer.
+
+    Attributes
+    ----------
+    text : str
+        The condition as written (``"nDCG@10 < -0.01"``).
+    metric : str
+        The measure as written (a compare column once the command line has resolved it).
+    threshold : float
+        0 or below: a difference in the metric's units, or a percentage of the baseline's mean.
+    relative : bool
+        Whether ``threshold`` is a percentage of the baseline's mean.
+    """
+
+    text: str
+    metric: str
+    threshold: float
+    relative: bool = False
+
+
+def parse_fail_if(text: str) -> FailIf:
+    """Read a ``--fail-if`` condition: ``METRIC < -MARGIN`` or ``METRIC < -PERCENT%``.
+
+    ``METRIC`` is a measure as ``rankkit compare -m`` reads it (``nDCG@10``, ``map``, ``P.10``);
+    the number after ``<`` is 0 or negative, in the metric's units, or with ``%`` a percentage of
+    the baseline's mean. The condition holds for a system (the gate fails) when its mean paired
+    difference to the baseline is below that number **and** significant (``p_adjusted < alpha``):
+    see :func:`check_fail_if`.
+
+    Examples
+    --------
+    >>> parse_fail_if("nDCG@10 < -0.01")
+    FailIf(text='nDCG@10 < -0.01', metric='nDCG@10', threshold=-0.01, relative=False)
+    >>> parse_fail_if("map<-2%").threshold
+    -2.0
+    """
+    match = _FAIL_IF.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(f"--fail-if must read 'METRIC < -MARGIN' or 'METRIC < -PERCENT%' (e.g. 'nDCG@10 < -0.01', "
+                         f"'map < -2%'), got {text!r}")
+    threshold = float(match["value"])
+    if threshold > 0:
+        raise ValueError(f"--fail-if {text!r}: the threshold is a drop, 0 or negative (e.g. -0.01 or -1%), "
+                         f"got {match['value']}{match['percent'] or ''}")
+    return FailIf(text.strip(), match["metric"], threshold + 0.0, match["percent"] is not None)
+
+
+def check_fail_if(table: pd.DataFrame, conditions) -> pd.DataFrame:
+    """Check ``--fail-if`` conditions on a :func:`rankkit.stats.compare` table.
+
+    One row per condition and system compared (each row of ``table`` whose ``metric`` is the
+    condition's): ``limit``, the threshold in the metric's units (``threshold / 100 *
+    baseline_mean`` for a percentage), and ``failed``, true when ``diff < limit`` and
+    ``p_adjusted < alpha`` (the difference is below the limit and significantly below 0).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit.stats import compare
+    >>> a = pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6, 0.5]})
+    >>> b = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5, 0.45]})
+    >>> table = compare(None, {"prod": a, "new": b}, "AP", baseline="prod")
+    >>> check_fail_if(table, [parse_fail_if("AP < -0.05"), parse_fail_if("AP < -50%")])[["condition", "failed"]]
+         condition  failed
+    0  AP < -0.05    True
+    1   AP < -50%   False
+    """
+    _check_table(table)
+    alpha = float(table.attrs.get("alpha", 0.05))
+    rows = []
+    for cond in conditions:
+        compared = table[table["metric"] == cond.metric]
+        if compared.empty:
+            raise ValueError(f"--fail-if {cond.text!r}: {cond.metric!r} is not a compared measure "
+                             f"(compared: {list(dict.fromkeys(table['metric']))!r})")
+        for r in compared.itertuples(index=False):
+            limit = cond.threshold / 100 * r.baseline_mean if cond.relative else cond.threshold
+            below = bool(r.diff < limit)
+            rows.append({"condition": cond.text, "metric": r.metric, "system": r.system, "baseline": r.baseline,
+                         "diff": r.diff, "limit": limit, "ci_low": r.ci_low, "ci_high": r.ci_high,
+                         "p_adjusted": r.p_adjusted, "baseline_mean": r.baseline_mean, "below": below,
+                         "failed": below and bool(r.p_adjusted < alpha)})
+    result = pd.DataFrame(rows, columns=_GATE_COLUMNS)
+    result.attrs.update(alpha=alpha, test=table.attrs.get("test", "t"), correction=table.attrs.get("correction"))
+    return result
+
+
+_GATE_COLUMNS = ["condition", "metric", "system", "baseline", "diff", "limit", "ci_low", "ci_high",
+                 "p_adjusted", "baseline_mean", "below", "failed"]
+
+
+def _relative(diff: float, base: float) -> str:
+    return f" ({diff / base:+.2%})" if base else ""
+
+
+def _verdict(r, alpha: float, digits: int = 4) -> str:
+    """Why a condition holds or not for one system, with the numbers."""
+    diff = _fmt_num(r.diff, digits, sign=True) + _relative(r.diff, r.baseline_mean)
+    p = f"p adj. {_fmt_p(r.p_adjusted, digits)}"
+    if r.failed:
+        return f"diff {diff} < {_fmt_num(r.limit, digits, sign=True)} and significant ({p} < {alpha:g})"
+    if not r.below:
+        return f"diff {diff} is not below {_fmt_num(r.limit, digits, sign=True)} ({p})"
+    return f"diff {diff} < {_fmt_num(r.limit, digits, sign=True)} but not significant ({p} >= {alpha:g})"
+
+
+def gate_lines(result: pd.DataFrame) -> list[str]:
+    """One line per condition and system: ``FAIL`` or ``pass``, the condition, the numbers."""
+    alpha = result.attrs.get("alpha", 0.05)
+    return [f"{'FAIL' if r.failed else 'pass'} {r.condition}: {r.system} vs {r.baseline}: {_verdict(r, alpha)}"
+            for r in result.itertuples(index=False)]
+
+
+def gate_markdown(table: pd.DataFrame, result: pd.DataFrame, *, mark: str = "†") -> str:
+    """A pull-request comment: the verdict, one line per condition and system, then the comparison
+    table (:func:`to_markdown`) in a collapsed ``<details>`` block."""
+    n_failed = int(result["failed"].sum())
+    alpha = result.attrs.get("alpha", 0.05)
+    head = (f"**rankkit compare: FAIL**, {n_failed} of {len(result)} checks" if n_failed
+            else f"**rankkit compare: pass**, {len(result)} checks" if len(result)
+            else "**rankkit compare**, no --fail-if condition")
+    conf = f"{1 - alpha:.0%} CI"
+    lines = [head, "",
+             f"A check fails when the mean paired difference (system - baseline, over {_queries(table)}) "
+             f"is below its limit and significant (p adj. < {alpha:g}).", "",
+             f"| Result | Condition | System | Baseline | Diff | Limit | {conf} | p adj. |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in result.itertuples(index=False):
+        diff = _fmt_num(r.diff, 4, sign=True) + _relative(r.diff, r.baseline_mean)
+        cells = ["**FAIL**" if r.failed else "pass", f"`{r.condition}`", r.system, r.baseline, diff,
+                 _fmt_num(r.limit, 4, sign=True),
+                 f"[{_fmt_num(r.ci_low, 4, True)}, {_fmt_num(r.ci_high, 4, True)}]", _fmt_p(r.p_adjusted, 4)]
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+    lines += ["", "<details><summary>Every comparison</summary>", "", to_markdown(table, mark=mark), "",
+              "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def _queries(table: pd.DataFrame) -> str:
+    n = int(table["n_queries"].iloc[0]) if len(table) else 0
+    return f"{n} quer{'y' if n == 1 else 'ies'}"
+
+
+def gate_junit(result: pd.DataFrame, *, suite: str = "rankkit compare") -> str:
+    """JUnit XML for CI dashboards: one ``testcase`` per condition and system, a ``failure``
+    (with the numbers) where the condition holds."""
+    from xml.etree import ElementTree as ET
+
+    alpha = result.attrs.get("alpha", 0.05)
+    n_failed = int(result["failed"].sum())
+    counts = {"tests": str(len(result)), "failures": str(n_failed), "errors": "0", "skipped": "0"}
+    root = ET.Element("testsuites", name=suite, **counts)
+    tests = ET.SubElement(root, "testsuite", name=f"{suite} --fail-if", **counts)
+    for r in result.itertuples(index=False):
+        case = ET.SubElement(tests, "testcase", classname=f"{suite}.{r.baseline}",
+                             name=f"{r.condition} [{r.system} vs {r.baseline}]", time="0")
+        text = (f"{r.system} vs {r.baseline}, {r.metric}: {_verdict(r, alpha)}; "
+                f"{1 - alpha:.0%} CI [{_fmt_num(r.ci_low, 4, True)}, {_fmt_num(r.ci_high, 4, True)}], "
+                f"baseline mean {_fmt_num(r.baseline_mean, 4)}")
+        if r.failed:
+            ET.SubElement(case, "failure", message=f"{r.condition}: {_verdict(r, alpha)}",
+                          type="RegressionFailure").text = text
+        else:
+            ET.SubElement(case, "system-out").text = text
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

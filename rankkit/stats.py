@@ -98,7 +98,7 @@ def compare(
     *,
     baseline=None,
     test: str = "t",
-    correction: str | None = "holm",
+    correction: str | None = "auto",
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     seed=0,
@@ -140,15 +140,17 @@ def compare(
         Paired t-test (:func:`scipy.stats.ttest_rel`); paired randomization (sign-flip)
         test; bootstrap test; Wilcoxon signed-rank test (:func:`scipy.stats.wilcoxon`,
         its defaults); Tukey's HSD over all systems at once (:func:`scipy.stats.tukey_hsd`:
-        not paired, its p-values and intervals already cover the whole family, so
-        ``correction`` must be "none"); or a function ``test(system, baseline) -> p-value``
+        not paired, its p-values and intervals already cover the whole family, so it
+        takes no correction: ``correction`` is then "none", by default, and any other is
+        refused); or a function ``test(system, baseline) -> p-value``
         of two aligned arrays of per-query values. See the module docstring and Notes.
-    correction : str or None, default="holm"
+    correction : str or None, default="auto"
         Multiple-comparison correction applied per metric, across all comparisons of
         that metric in the table (the family is "all systems on this metric"), by
         statsmodels' names: ``holm``, ``bonferroni``, ``sidak``, ``holm-sidak``,
         ``simes-hochberg``, ``hommel``, ``fdr_bh``, ``fdr_by`` (see
-        :func:`adjust_pvalues`). None is the same as ``"none"``.
+        :func:`adjust_pvalues`). None is the same as ``"none"``. ``"auto"``: ``holm``,
+        or ``"none"`` with ``test="tukey"`` (which corrects for the family itself).
     alpha : float in (0, 1), default=0.05
         Significance level; intervals are at confidence ``1 - alpha``.
     n_resamples : int, default=10_000
@@ -197,9 +199,15 @@ def compare(
         below the baseline; :func:`pyterrier_view` shows them as pyterrier's ``+``/``-``).
         With ``delta``, two more: ``n_needed`` (queries, pandas' nullable ``Int64``) and
         ``detectable``, missing (``<NA>``, NaN) where the differences have no spread.
-        ``table.attrs`` records test, correction, alpha, n_resamples,
-        seed and bootstrap_ci (and delta and power with ``delta``; used by :func:`to_markdown`, :func:`to_latex`,
-        :func:`style`).
+        ``table.attrs`` records test, correction (as applied: ``"auto"`` resolved), alpha,
+        n_resamples, seed and bootstrap_ci (and delta and power with ``delta``; used by
+        :func:`to_markdown`, :func:`to_latex`, :func:`style`). ``mean`` and ``baseline_mean``
+        are always means over the queries compared. Where a system is a
+        :class:`~rankkit.evaluation.score_table.ScoreTable` whose own aggregate (its ``all``:
+        AUC over every row at once, PNR over all pairs, GAUC's weighted mean) differs from
+        that mean, ``table.attrs["aggregates"]`` holds it (``{metric: {system: value}}``)
+        and the renderers say under the table that the mean over queries is what was
+        compared, with those values beside it: one name, two numbers, both labelled.
 
     Raises
     ------
@@ -251,10 +259,12 @@ def compare(
     """
     if not callable(test):
         test = check_option(test, TESTS, "test")
+    if isinstance(correction, str) and correction == "auto":
+        correction = "none" if test == "tukey" else "holm"
     correction = "none" if correction is None else check_option(correction, CORRECTIONS, "correction")
     if test == "tukey" and correction != "none":
-        raise ValueError(f"correction must be 'none' with test='tukey' (Tukey's HSD corrects for "
-                         f"all pairs itself), got {correction!r}")
+        raise ValueError(f"correction must be 'none' (or 'auto') with test='tukey': Tukey's HSD corrects "
+                         f"for all pairs itself, got {correction!r}")
     queries = check_option(queries, QUERY_POLICIES, "queries")
     bootstrap_ci = check_option(bootstrap_ci, BOOTSTRAP_CIS, "bootstrap_ci")
     alpha = check_probability(alpha, "alpha", high_open=True)
@@ -273,6 +283,7 @@ def compare(
     if baseline is not None and baseline not in runs:
         raise ValueError(f"baseline must be one of {names!r}, got {baseline!r}")
 
+    aggregates = _own_aggregates(runs)
     tables, metrics, caught = _per_query_tables(qrels, runs, metrics, queries=queries, ties=ties, columns=columns)
     _warn_once(caught, n_scored=sum(name in caught for name in names))
     scores = _align(tables, metrics, queries)  # (n_systems, n_metrics, n_queries)
@@ -297,6 +308,7 @@ def compare(
                        correction=correction, alpha=alpha,
                        n_resamples=n_resamples, seed=seed if is_int(seed) else None,
                        bootstrap_ci=bootstrap_ci)
+    _record_aggregates(table, aggregates)
     if delta is not None:
         sd = np.where((a - b != (a - b)[:, :1]).any(axis=1), res["sd"], 0.0)  # equal differences: no spread
         table["n_needed"], table["detectable"] = _power_columns(sd, delta, alpha, power, n_queries)
@@ -397,6 +409,25 @@ def _check_seed(seed) -> None:
         return
     if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
+
+
+def _own_aggregates(runs: Mapping) -> dict:
+    """Each ScoreTable's own aggregates (its ``all``), as floats: {system: {column: value}}."""
+    return {name: {str(c): float(v) for c, v in run.all.items()}
+            for name, run in runs.items() if isinstance(run, ScoreTable)}
+
+
+def _record_aggregates(table: pd.DataFrame, aggregates: dict) -> None:
+    """Into ``table.attrs["aggregates"]``: a ScoreTable's own aggregate of a metric where it is
+    not the mean over the queries compared (AUC over every row, ...), {metric: {system: value}}."""
+    differ: dict = {}
+    for row in table.itertuples(index=False):
+        for system, mean in ((row.system, row.mean), (row.baseline, row.baseline_mean)):
+            own = aggregates.get(system, {}).get(row.metric)
+            if own is not None and not np.isclose(own, mean, rtol=1e-12, atol=0.0):
+                differ.setdefault(row.metric, {})[system] = own
+    if differ:
+        table.attrs["aggregates"] = differ
 
 
 def _per_query_frame(name, run):

@@ -259,7 +259,7 @@ def test_help_exits_0_and_lists_metrics(capsys):
 def help_examples(command: str, capsys) -> list[str]:
     assert run_cli(command, "--help")[0] == 0
     lines = capsys.readouterr().out.splitlines()
-    more = " RUN [RUN ...]" if command == "compare" else ""
+    more = " RUN [RUN ...]" if command == "compare" else " [RUN ...]"
     assert lines[0] == f"usage: rankkit {command} [options] QRELS RUN" + more
     assert lines[1:3] == ["", "examples:"]  # the examples first, right under the one-line usage
     return [line.strip() for line in lines[3:9:2]]
@@ -563,7 +563,8 @@ def test_compare_delta_adds_the_queries_needed_and_the_detectable_difference(thr
     assert status == 0 and lines[0].split()[-3:] == ["Detectable", "Queries", "needed"]
     more = queries_needed((runs["dense"] - runs["bm25"]).to_numpy(), delta=0.05, power=0.9)
     assert lines[1].split()[-2:] == [f"{more.detectable:.4f}", str(more.n_needed)]
-    assert lines[-1].endswith("with power 0.9 on these queries; queries needed: to detect 0.05 so.")
+    assert lines[-1].endswith("with power 0.9 on these queries; queries needed: the queries it needs to detect "
+                              "a difference of 0.05.")
 
     status, md = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "map", "--delta", "0.05",
                          "--format", "markdown")

@@ -255,12 +255,13 @@ def test_compare_renders_the_two_columns():
     copy = next(line for line in text if "copy" in line)
     assert copy.split()[-2:] == ["n/a", "n/a"]
     assert text[-1].endswith("detectable: the smallest difference a paired t-test detects with power 0.8 on "
-                             "these queries; queries needed: to detect 0.05 so.")
+                             "these queries; queries needed: the queries it needs to detect a difference of 0.05.")
     assert "| Detectable | Queries needed |" in to_markdown(table)
     assert "& Detectable & Queries needed \\\\" in to_latex(table)
     assert f"& {row['detectable']:.4f} & {row['n_needed']} \\\\" in to_latex(table)
     html = style(table).to_html()
-    assert f">{row['n_needed']}<" in html and ">n/a<" in html and "queries needed: to detect 0.05" in html
+    assert f">{row['n_needed']}<" in html and ">n/a<" in html
+    assert "queries needed: the queries it needs to detect a difference of 0.05" in html
 
 
 def test_compare_checks_delta_and_power():

@@ -893,8 +893,13 @@ def test_tukey_equals_scipy_over_all_systems():
         i, j = "ABC".index(row.system), "ABC".index(row.baseline)
         assert abs(row.p_value - res.pvalue[i, j]) < 1e-12
         assert abs(row.ci_low - ci.low[i, j]) < 1e-12 and abs(row.ci_high - ci.high[i, j]) < 1e-12
-    with pytest.raises(ValueError, match="correction must be 'none' with test='tukey'"):
-        compare(None, tables, ["AP"], test="tukey")
+    # Tukey's HSD covers the family itself: no correction by default, any other refused
+    default = compare(None, tables, ["AP"], test="tukey")
+    assert default.attrs["correction"] == "none"
+    assert default["p_adjusted"].tolist() == default["p_value"].tolist() == table["p_value"].tolist()
+    with pytest.raises(ValueError, match="correction must be 'none' \\(or 'auto'\\) with test='tukey'.*got 'holm'"):
+        compare(None, tables, ["AP"], test="tukey", correction="holm")
+    assert compare(None, tables, ["AP"]).attrs["correction"] == "holm"  # "auto": holm for the other tests
 
 
 def test_callable_test():
