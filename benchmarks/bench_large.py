@@ -12,7 +12,10 @@ resident memory and wall time):
 - trec_eval 10 when a ``trec_eval`` binary is on ``PATH``.
 
 Every command's output is compared byte for byte with the first one's. Prints seconds,
-peak MB, bytes per run line and ratios; ``--json`` saves them.
+CPU seconds, peak MB, bytes per run line and ratios; ``--json`` saves them. Below ~250 MB
+of run (7 million lines) the blocks are sized by the run, not the bound
+(:func:`rankkit.evaluation.memory.block_size`): ``--lines 1,3`` shows peaks that follow
+the input.
 
     python benchmarks/bench_large.py                       # 10M and 30M lines
     python benchmarks/bench_large.py --lines 1 --bounds 300MB --repeat 1   # a quick look
@@ -36,17 +39,19 @@ from bench_evaluate import ensure_data  # noqa: E402
 
 MEASURES = ["-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank", "-m", "P.10", "-m", "recall.100"]
 
-# Runs one command with its standard output to a file; prints the children's peak memory
-# and the wall time. Started with -I -S so that its own size (the floor of ru_maxrss a
-# child inherits on Linux) stays small.
+# Runs one command with its standard output to a file; prints the children's peak memory,
+# the wall time and the CPU time (user + system: on a shared machine, steadier than the
+# wall). Started with -I -S so that its own size (the floor of ru_maxrss a child inherits
+# on Linux) stays small.
 HELPER = """
 import json, resource, subprocess, sys, time
 start = time.perf_counter()
 with open(sys.argv[1], "wb") as out:
     subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.DEVNULL, check=True)
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-print(json.dumps({"peak_bytes": peak, "seconds": seconds}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+print(json.dumps({"peak_bytes": peak, "seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime}))
 """
 
 
@@ -94,11 +99,13 @@ def commands(qrels: Path, run: Path, bounds: list[str]) -> dict[str, list[str]]:
 def report(size: str, rows: dict[str, dict], lines: int) -> None:
     base = rows["rankkit in memory (read_run whole)"]
     print(f"\n{size}: {lines:,} run lines")
-    print(f"{'command':<34} {'seconds':>8} {'peak MB':>8} {'B/line':>7} {'time x':>7} {'peak x':>7}  output")
+    print(f"{'command':<34} {'seconds':>8} {'CPU s':>7} {'peak MB':>8} {'B/line':>7} {'time x':>7} {'peak x':>7}"
+          "  output")
     first = next(iter(rows.values()))["md5"]
     for name, m in rows.items():
         same = "same" if m["md5"] == first else "DIFFERS"
-        print(f"{name:<34} {m['seconds']:8.2f} {m['peak_bytes'] / 1e6:8.0f} {m['peak_bytes'] / lines:7.1f} "
+        print(f"{name:<34} {m['seconds']:8.2f} {m['cpu']:7.2f} {m['peak_bytes'] / 1e6:8.0f} "
+              f"{m['peak_bytes'] / lines:7.1f} "
               f"{m['seconds'] / base['seconds']:7.2f} {m['peak_bytes'] / base['peak_bytes']:7.2f}  {same}")
 
 
@@ -129,6 +136,7 @@ def main() -> None:
                     tries = [measure(command, Path(out.name)) for _ in range(args.repeat)]
                 rows[name] = min(tries, key=lambda m: m["seconds"])
                 rows[name]["peak_bytes"] = min(m["peak_bytes"] for m in tries)
+                rows[name]["cpu"] = sorted(m["cpu"] for m in tries)[len(tries) // 2]  # the median
                 print(f"  {kind} {name}: {rows[name]['seconds']:.2f} s, {rows[name]['peak_bytes'] / 1e6:.0f} MB",
                       flush=True)
             label = f"{millions:g}M lines, {kind}"

@@ -8,7 +8,9 @@ with it, so there, and only after :func:`start` has run, it may:
 - give OpenBLAS one thread (the evaluation multiplies no matrices; idle BLAS threads cost
   CPU time at start-up) and have glibc's ``malloc`` keep freed memory for the next arrays
   (``mallopt``): a run evaluated block by block frees and takes arrays of the same sizes
-  again and again;
+  again and again; and have Arrow allocate from glibc's ``malloc`` too, in one arena, so
+  that NumPy's arrays and Arrow's columns reuse each other's freed memory
+  (``ARROW_DEFAULT_MEMORY_POOL=system``, unless the caller set it);
 - keep pandas unimported while the evaluation on arrays runs (pyarrow would import it on
   its first conversion of a NumPy array): an import hook on ``sys.meta_path``
   (:func:`hide_pandas`). If the evaluation on arrays turns out not to apply, the command
@@ -30,9 +32,17 @@ import sys
 __all__ = ["start", "end", "owned", "hide_pandas", "restart_with_pandas", "memory_in_use"]
 
 # glibc's mallopt parameters (malloc.h) and the values set for ``evaluate``: arrays up to
-# 32 MiB (glibc's largest threshold) from the heap; up to 1 GiB of free heap kept.
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-_MMAP_THRESHOLD, _TRIM_THRESHOLD = 32 << 20, 1 << 30
+# 32 MiB (glibc's largest threshold) from the heap; up to 1 GiB of free heap kept; one
+# arena for every thread (pyarrow's parser threads and the thread reading ahead included),
+# so that what one thread frees serves the next array of any other.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
+_MMAP_THRESHOLD, _TRIM_THRESHOLD, _ARENA_MAX = 32 << 20, 1 << 30, 1
+# Arrow's allocator in the command's process: glibc's malloc (through the environment
+# variable Arrow reads when pyarrow loads, unless the caller set it), not Arrow's bundled
+# mimalloc or jemalloc, which keep the memory Arrow frees for Arrow alone. One allocator
+# for Arrow's columns and NumPy's arrays lowers the peak of ``rankkit evaluate`` by 30-40
+# MB at 1 and 3 million run lines (benchmarks/README.md, "Memory that follows the input").
+_ARROW_POOL = ("ARROW_DEFAULT_MEMORY_POOL", "system")
 # Set in the environment of a command started afresh with pandas (restart_with_pandas).
 _WITH_PANDAS = "RANKKIT_WITH_PANDAS"
 
@@ -44,6 +54,7 @@ def start(argv: list[str]) -> None:
     _state["owned"] = True
     if _subcommand(argv) == "evaluate":
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads, unless the caller set it
+        os.environ.setdefault(*_ARROW_POOL)  # before pyarrow loads
         _keep_freed_memory()
 
 
@@ -73,7 +84,9 @@ def _keep_freed_memory() -> None:
     """Have glibc's malloc, which NumPy's arrays come from, keep freed memory for the next
     arrays: by default an array above a threshold gets fresh pages from the kernel, zeroed
     as they are first touched, and gives them back when freed, and freed memory at the top
-    of the heap goes back to the kernel at once. Nothing where malloc is not glibc's."""
+    of the heap goes back to the kernel at once. One arena for every thread: else each
+    thread that allocates (pyarrow's parser threads) gets an arena of its own, whose freed
+    memory the others do not reuse. Nothing where malloc is not glibc's."""
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -82,6 +95,7 @@ def _keep_freed_memory() -> None:
         libc = ctypes.CDLL(None)
         libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
         libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
+        libc.mallopt(_M_ARENA_MAX, _ARENA_MAX)
     except (ImportError, OSError, AttributeError):
         pass
 

@@ -345,6 +345,52 @@ def test_reads_ahead_only_where_the_budget_leaves_room_for_two_blocks(tmp_path, 
     assert used == [1]
 
 
+def test_block_size_follows_a_small_run():
+    budget, mib = memory.DEFAULT_MEMORY, 2**20
+    by_budget = memory.block_size(budget)
+    assert memory.block_size(budget, run_bytes=None) == by_budget  # size unknown (gzip, a pipe): the bound alone
+    assert memory.block_size(budget, run_bytes=32 * 10**6) == 32 * 10**6 // memory._BLOCKS_PER_RUN  # 1M lines
+    assert memory.block_size(budget, run_bytes=97 * 10**6) == 97 * 10**6 // memory._BLOCKS_PER_RUN  # 3M lines
+    assert memory.block_size(budget, run_bytes=1000) == memory._SMALL_BLOCK == mib  # never below 1 MiB...
+    assert memory.block_size(1, run_bytes=10**6) == mib
+    assert memory.block_size(budget, run_bytes=10**9) == by_budget  # a large run: the bound sizes the blocks
+    assert memory.block_size(budget, True, 10**9) == memory.block_size(budget, True)
+    for run_bytes in (10**5, 10**7, 10**8, 10**9, 10**11):  # ...nor above what the bound gives
+        assert mib <= memory.block_size(budget, run_bytes=run_bytes) <= by_budget
+    assert not memory.reads_ahead(2**30, run_bytes=97 * 10**6)  # a small run: a block at a time
+    assert memory.reads_ahead(2**30, run_bytes=10**9)
+    assert not memory.reads_ahead(100 * mib, run_bytes=10**9)  # the bound first
+    assert memory.reads_ahead(2**30, run_bytes=None) == memory.reads_ahead(2**30)
+
+
+def test_the_command_sizes_the_blocks_from_the_run_file(tmp_path, monkeypatch):
+    from rankkit.evaluation import frameless
+    from rankkit.evaluation.settings import Settings
+
+    sized = []
+
+    def block_size(budget, ahead=False, run_bytes=None):
+        sized.append((ahead, run_bytes))
+        return memory.block_size(budget, ahead, run_bytes)
+
+    monkeypatch.setattr(frameless, "block_size", block_size)
+    monkeypatch.setattr(memory, "_SMALL_BLOCK", 64)  # an eighth of this small run: a few lines a block
+    lines = [(f"q{q}", f"d{d}", float(-d), "t") for q in range(8) for d in range(6)]
+    path = tmp_path / "run.txt"
+    path.write_text(run_text(lines))
+    blocks, tag = frameless.run_blocks(path, Settings(memory=2**30))
+    found = [box.pop() for box in blocks]
+    assert sized == [(False, path.stat().st_size)]  # no reading ahead for a small run
+    assert len(found) >= 6 and tag() == "t"  # about eight blocks of whole queries
+    assert [q for block in found for q in block.names] == [f"q{q}" for q in range(8)]
+    gz = tmp_path / "run.txt.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    sized.clear()
+    blocks, _ = frameless.run_blocks(gz, Settings(memory=2**30))
+    found = [box.pop() for box in blocks]
+    assert len(found) <= 2 and sized == [(True, None)]  # compressed: the bound alone (one block, the last query apart)
+
+
 def test_cli_memory_option_prints_the_same_bytes(tmp_path, tiny_blocks, capsys):
     run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
     run_path.write_text(run_text(GROUPED[::-1]))

@@ -128,13 +128,16 @@ def file_judgments(path: Any) -> QueryJudgments:
 
 
 def run_blocks(path: Any, settings: Any) -> tuple[Any, Callable[[], str | None]]:
-    """The blocks of a TREC run file (a path) sized for ``settings.memory``, in boxes
+    """The blocks of a TREC run file (a path) sized for ``settings.memory`` and for the
+    run's size (:func:`~rankkit.evaluation.memory.block_size`), in boxes
     (:func:`~rankkit.evaluation.pipeline.boxes`), and a function giving its tag once they
     are read. Unsupported, raised while they are read, for a run not grouped by query, an
     id that is not UTF-8, a duplicate, or no line at all."""
     budget = settings.block_budget()  # sized now: the judgments are read
-    ahead = reads_ahead(budget)
-    blocks = _RunBlocks(path, block_size(budget, ahead))
+    with opened(path) as inp:
+        run_bytes = inp.size  # (None if compressed: then the bound alone sizes the blocks)
+    ahead = reads_ahead(budget, run_bytes)
+    blocks = _RunBlocks(path, block_size(budget, ahead, run_bytes))
     return boxes(blocks, ahead), lambda: blocks.tag
 
 

@@ -1,6 +1,11 @@
 """The memory bound of an evaluation (``memory=``, ``--memory``): its parsing, the size of
 the blocks of a run file read within it (:func:`block_size`) and the reading of the next
 block by a thread while one is evaluated (:func:`read_ahead`), where it leaves room.
+For ``rankkit evaluate`` (:mod:`rankkit.evaluation.frameless`) the bound is a ceiling,
+not a target: where the run's size is known (``run_bytes``), a small run is read in
+smaller blocks, one at a time, so that the peak follows the run's size (1 million lines:
+~130 MiB for the whole process) and the bound sizes the blocks only from ~250 MB of run
+on (at the default bound).
 Without frames: :mod:`rankkit.evaluation.stream` and the command line's evaluation without
 pandas both read run files this way."""
 
@@ -58,21 +63,52 @@ _AHEAD_PER_BYTE = 3
 # dominates (from 16 MiB blocks on, reading in blocks takes as long as reading the run
 # whole: benchmarks/bench_large.py), while a 16 MiB block adds ~150 MB to the peak.
 _MIN_BLOCK = 16 << 20
+# A run of known size is read in at least this many blocks, so that the blocks' peak
+# follows the run (about _PEAK_PER_BYTE / _BLOCKS_PER_RUN ~ 1.1 bytes per byte of run)
+# rather than the bound: a run of 1 million lines (32 MB) in 4 MiB blocks, 3 million in
+# 12 MiB blocks; from ~250 MB of run on (at the default bound), the bound sizes the blocks
+# (benchmarks/README.md, "Memory that follows the input").
+_BLOCKS_PER_RUN = 8
+# ... of at least this size: below, a block's fixed cost (the parser's start, Python's
+# steps per block) shows against its few lines.
+_SMALL_BLOCK = 1 << 20
 
 
-def block_size(budget: int, ahead: bool = False) -> int:
+def block_size(budget: int, ahead: bool = False, run_bytes: int | None = None) -> int:
     """Bytes of run lines per block when the blocks may take ``budget`` bytes
     (:meth:`~rankkit.evaluation.settings.Settings.block_budget`): the budget divided by the
     peak a byte of lines costs while it is evaluated (and, when ``ahead``, while the next
-    block is read meanwhile); at least 16 MiB (``_MIN_BLOCK``)."""
+    block is read meanwhile); at least 16 MiB (``_MIN_BLOCK``). For a run of ``run_bytes``
+    bytes (None: not known, a compressed file or a pipe), at most an eighth of it
+    (``_BLOCKS_PER_RUN``), but not below 1 MiB (``_SMALL_BLOCK``): then the peak of a
+    small run follows its size, not the bound.
+
+    Examples
+    --------
+    >>> block_size(400 * 2**20) // 2**20, block_size(400 * 2**20, run_bytes=32 * 10**6) // 2**20
+    (44, 3)
+    """
     per_byte = _PEAK_PER_BYTE + (_AHEAD_PER_BYTE if ahead else 0)
-    return max(_MIN_BLOCK, int(budget / per_byte))
+    size = max(_MIN_BLOCK, int(budget / per_byte))
+    if run_bytes is not None:
+        size = min(size, max(_SMALL_BLOCK, run_bytes // _BLOCKS_PER_RUN))
+    return size
 
 
-def reads_ahead(budget: int) -> bool:
+def reads_ahead(budget: int, run_bytes: int | None = None) -> bool:
     """Whether to read the next block while one is evaluated: when the budget leaves room
-    for two blocks of at least ``_MIN_BLOCK``. A tighter budget comes first: blocks are then
-    read one at a time (a 30M-line run at the default bound: 564 MB, 623 MB reading ahead)."""
+    for two blocks of at least ``_MIN_BLOCK``, and a run of ``run_bytes`` bytes is large
+    enough for blocks of that size (:func:`block_size`; a smaller run is read a block at a
+    time: its peak follows its size). A tighter budget comes first: blocks are then read
+    one at a time (a 30M-line run at the default bound: 564 MB, 623 MB reading ahead).
+
+    Examples
+    --------
+    >>> reads_ahead(400 * 2**20), reads_ahead(400 * 2**20, run_bytes=32 * 10**6)
+    (True, False)
+    """
+    if run_bytes is not None and run_bytes // _BLOCKS_PER_RUN < _MIN_BLOCK:
+        return False
     return budget >= _MIN_BLOCK * (_PEAK_PER_BYTE + _AHEAD_PER_BYTE)
 
 
