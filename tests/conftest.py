@@ -16,10 +16,15 @@ assigned here, by file and by test name, so that no test file has to name them:
   exit statuses, messages and what an import loads; each start costs an interpreter's).
 
 Select with ``-m``: ``pytest -m "not notebook and not dask and not oracle and not slow"`` is
-``make test-fast``; ``pytest -m oracle tests`` runs the peers' checks alone.
+``make test-fast``; ``pytest -m oracle tests`` runs the peers' checks alone. A file that ``-m``
+deselects whole by the markers of its name (the notebooks, the Dask files, the peer files) is
+not even collected, so its imports cost nothing; after collection what it created is frozen
+out of the garbage collector's passes (``gc.freeze``).
 """
 
+import gc
 import inspect
+import itertools
 import os
 import re
 import types
@@ -27,6 +32,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+try:  # how pytest reads ``-m`` (private: without it every file is collected, then deselected)
+    from _pytest.mark import expression as _expression
+    from _pytest.mark.expression import Expression
+except ImportError:  # pragma: no cover
+    _expression = Expression = None
 
 # `make test` runs half of Hypothesis' default 100 examples (tests/sweeps.py scales the sweeps
 # that set their own number alike), which keeps it within its CPU budget: deterministic in CI
@@ -83,6 +94,7 @@ SLOW_TESTS = {
     "test_plot.py::test_every_multi_series_figure_styles_its_series_by_system_styles",  # every figure drawn
     "test_model_scores.py::test_arrays_of_two_libraries_are_refused",  # imports JAX
     "test_parsing.py::TestRunTag::test_tag_over_a_block_boundary",  # a sweep over block sizes
+    "test_fusion.py::test_equal_to_ranx_on_random_runs",  # ranx's numba kernels compile: 11 s
 }
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -116,20 +128,31 @@ def _starts_processes(item: pytest.Item) -> bool:
     return bool(names & {"subprocess", "executable", "Popen"})
 
 
-def _markers(item: pytest.Item) -> list[str]:
-    """The markers of one collected test, from its file and its name."""
-    path = Path(item.path).resolve()
+def _file_markers(path: Path) -> list[str]:
+    """The markers that every test of the file ``path`` gets, from the file alone."""
+    path = path.resolve()
     where = path.relative_to(_ROOT).as_posix() if path.is_relative_to(_ROOT) else path.name
-    # the test's name in its file, with its class and without its parameters
-    name = item.nodeid.split("::", 1)[-1].split("[", 1)[0]
-    function = name.rsplit("::", 1)[-1]
     marks = []
-    if path.suffix == ".ipynb" or path.name in NOTEBOOK_FILES or function in NOTEBOOK_TESTS:
+    if path.suffix == ".ipynb" or path.name in NOTEBOOK_FILES:
         marks.append("notebook")
     if where in DASK_FILES:
         marks.append("dask")
+    if path.name in ORACLE_FILES:
+        marks.append("oracle")
+    return marks
+
+
+def _markers(item: pytest.Item) -> list[str]:
+    """The markers of one collected test, from its file and its name."""
+    path = Path(item.path)
+    # the test's name in its file, with its class and without its parameters
+    name = item.nodeid.split("::", 1)[-1].split("[", 1)[0]
+    function = name.rsplit("::", 1)[-1]
+    marks = _file_markers(path)
+    if function in NOTEBOOK_TESTS and "notebook" not in marks:
+        marks.insert(0, "notebook")
     sweep = getattr(getattr(item, "obj", None), "is_hypothesis_test", False)
-    if path.name in ORACLE_FILES or (sweep and PEER_NAMES.search(name.lower())):
+    if sweep and PEER_NAMES.search(name.lower()) and "oracle" not in marks:
         marks.append("oracle")
     if f"{path.name}::{name}" in SLOW_TESTS or _starts_processes(item):
         marks.append("slow")
@@ -141,3 +164,64 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         for mark in _markers(item):
             item.add_marker(mark)
+
+
+def _may_match(expression: "Expression", marks: list[str]) -> bool:
+    """Whether a test that carries ``marks`` can match the ``-m`` expression, whatever other
+    markers it carries: every yes and no of the other names the expression asks about is tried
+    (a name asked with arguments, ``slow(reason=...)``, counts as another name)."""
+    asked: set[str] = set()
+
+    def matcher(others: frozenset[str]):
+        def match(name: str, /, **kwargs: object) -> bool:
+            key = f"{name}{sorted(kwargs.items())}" if kwargs else name
+            if key in marks:
+                return True
+            asked.add(key)
+            return key in others
+        return match
+
+    tried: set[frozenset[str]] = set()
+    untried = [frozenset()]
+    while untried:
+        for others in untried:
+            tried.add(others)
+            if expression.evaluate(matcher(others)):
+                return True
+        names = sorted(asked)
+        untried = [subset for n in range(len(names) + 1)
+                   for subset in map(frozenset, itertools.combinations(names, n)) if subset not in tried]
+    return False
+
+
+class _LeaveOutFiles:
+    """Leaves uncollected a file whose every test ``-m`` deselects by the file's markers alone
+    (``make test-fast``: the notebooks, tests/test_dask.py and rankkit/dask.py, the peer files):
+    importing it (Dask, nbconvert, a peer) would cost seconds for tests that are not run."""
+
+    def __init__(self, expression: "Expression") -> None:
+        self.expression = expression
+
+    def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
+        marks = _file_markers(collection_path)
+        return True if marks and not _may_match(self.expression, marks) else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``-m``, leave out the files it deselects whole (a plugin: conftest hooks would
+    see only tests/, not rankkit/dask.py)."""
+    markexpr = config.getoption("markexpr", "")
+    if not markexpr or Expression is None:
+        return
+    try:
+        expression = Expression.compile(markexpr)
+    except (SyntaxError, getattr(_expression, "ParseError", SyntaxError)):  # pytest says what is wrong
+        return
+    config.pluginmanager.register(_LeaveOutFiles(expression), "rankkit-leave-out-files")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Put what collection created (the modules, their data and parameters: some 400,000
+    objects) out of the garbage collector's reach: its full passes during the run skip them,
+    about 1 s of CPU in ``make test-fast``. Objects the tests create are collected as before."""
+    gc.freeze()

@@ -11,6 +11,7 @@ numpy's blocked ``sum`` would differ in the last bit on many of these inputs.
 
 from __future__ import annotations
 
+import functools
 import math
 from decimal import Context, Decimal
 
@@ -107,6 +108,7 @@ DISCOUNT = [float(x) for x in _numerics.discounts(1000)]
 LOG2 = [float(x) for x in _numerics.log2_ranks(1000)]  # trec_eval's DCG: gain / log2(i + 1)
 
 
+@functools.cache  # the same (p, i) recurs in every ranking: computed once
 def power(p: float, i: int) -> float:
     value = 1.0
     for _ in range(i):
