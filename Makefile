@@ -62,20 +62,26 @@ demo: $(VENV)/.notebooks
 # The notebooks for students: every notebook but 08 (the teacher's checklist shows the
 # exercises' answers), without the cells tagged `solution` (answers), `remove-cell` (checks)
 # or `teacher` (notes for the teacher), with the inputs of `remove-input` checks collapsed;
-# then Restart & Run All of every copy in its own folder, as a student will run it; beside the
-# copies, the wheel students install rankkit from (the package alone: no notebook, no answer),
-# built from a copy of the package so that nothing else of the checkout can slip into it.
+# beside the copies, the wheel students install rankkit from (the package alone: no notebook,
+# no answer), built from a copy of the package so that nothing else of the checkout can slip
+# into it, and data/trec_eval_test (notebook 11's collection, with its licence and its part of
+# data/README.md); then Restart & Run All of every copy in a temporary folder outside the
+# checkout, as a student will run it, so that a notebook reading a file of the checkout fails.
 STUDENT ?= build/student
 STUDENT_NOTEBOOKS := $(filter-out notebooks/08_%,$(wildcard notebooks/[0-9][0-9]_*.ipynb))
 STUDENT_COPIES := $(addprefix $(STUDENT)/,$(notdir $(STUDENT_NOTEBOOKS)))
 student: $(VENV)/.notebooks
-	rm -f $(STUDENT)/[0-9][0-9]_*.ipynb $(STUDENT)/rankkit_eval-*.whl   # an earlier edition, nothing else
+	rm -rf $(STUDENT)/[0-9][0-9]_*.ipynb $(STUDENT)/rankkit_eval-*.whl $(STUDENT)/data   # an earlier edition, nothing else
 	rm -rf build/wheel-src && mkdir -p build/wheel-src && cp -r pyproject.toml README.md rankkit build/wheel-src/
 	$(PY) -m pip wheel --quiet --no-deps build/wheel-src -w $(STUDENT)
 	$(PY) -m jupyter nbconvert --log-level=ERROR --to notebook --TagRemovePreprocessor.enabled=True \
 		--TagRemovePreprocessor.remove_cell_tags solution --TagRemovePreprocessor.remove_cell_tags remove-cell \
 		--TagRemovePreprocessor.remove_cell_tags teacher --output-dir $(STUDENT) $(STUDENT_NOTEBOOKS)
-	$(PY) $(NBRUN) --inplace --ExecutePreprocessor.record_timing=False $(STUDENT_COPIES)
+	mkdir -p $(STUDENT)/data && cp -r data/trec_eval_test $(STUDENT)/data/
+	{ printf '# data\n\nThe section of rankkit data/README.md on this folder.\n\n'; awk '/^## /{keep = /trec_eval_test/} keep' data/README.md; } > $(STUDENT)/data/README.md
+	run=$$(mktemp -d) && trap 'rm -rf "$$run"' EXIT && cp -r $(STUDENT)/. "$$run" \
+		&& (cd "$$run" && $(abspath $(PY)) $(NBRUN) --inplace --ExecutePreprocessor.record_timing=False $(notdir $(STUDENT_COPIES))) \
+		&& cp "$$run"/[0-9][0-9]_*.ipynb $(STUDENT)/
 	$(PY) notebooks/collapse_checks.py $(STUDENT)
 	@echo "Student notebooks (no solutions), each run top to bottom, and the rankkit wheel: $(abspath $(STUDENT))"
 
@@ -104,6 +110,7 @@ docs: $(VENV)/.docs
 
 docs-student: $(VENV)/.docs
 	test -e $(STUDENT)/00_start_here.ipynb || $(MAKE) student
+	rm -rf build/docs-student   # no page of an earlier edition stays
 	$(PY) docs/generate.py $(STUDENT) build/docs-student-src
 	$(PY) $(SPHINX) -d build/docs-student-doctrees build/docs-student-src build/docs-student
 	@echo "The students' book: $(abspath build/docs-student)/index.html"
@@ -132,7 +139,7 @@ cjk-font: $(VENV)/.test
 
 # Unit, conformance, doctests and strict nbval on every notebook, with the locked versions.
 test: $(VENV)/.test
-	$(PY) -m pytest -q
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q
 
 # The edit loop: the library's tests and doctests without the notebooks (not collected), the
 # Dask cluster, the sweeps against peers and the tests that take seconds (the markers are

@@ -76,6 +76,68 @@ CHECKLIST = ("The checklist, {doc}`08_source_checklist`, gathers every printed n
 STUDENTS_CHECKLIST = ("The checklist of every printed number is in the teacher's edition of this book (it shows the "
                       "exercises' answers).")
 
+#: The pages of the teacher's and developers' book the students' edition leaves out (how to teach with the
+#: notebooks, the project's CI, speed, versions, contributing, changes); links to them become plain text.
+STUDENTS_LEAVE_OUT = ("teaching", "ci_gate", "speed", "versions", "contributing", "changelog")
+#: The line the students' edition puts under the syllabus's title.
+STUDENTS_SYLLABUS = ("*This page is the course plan: what each week teaches, reads and sets, the assignments and "
+                     "how the course is graded.*")
+STUDENTS_INTRO = """# rankkit: the students' book
+
+The lessons of the course, as your copy of the notebooks holds them (without the exercises'
+answers, each run top to bottom before it was handed out); the course plan; a guide to using
+rankkit; the API reference generated from the docstrings; and the metric tables generated from
+the registry.
+
+- **Lessons**: start with {doc}`00_start_here` (objectives, a path through the chapters, the
+  notation, a glossary).
+- **The course**: {doc}`the syllabus <syllabus>`, the plan of the six weeks.
+- **Guide**: GUIDE.
+- **Metric names**: {ref}`metric-tables`.
+- **Reference**: {doc}`api/index`; {doc}`conventions`, {doc}`differences` and {doc}`reproducing`.
+
+The search box searches every page, offline.
+"""
+
+
+def students_index(index: str) -> str:
+    """The students' edition of index.md: the toctrees without the pages it leaves out, and an
+    introduction that names only the pages it keeps."""
+    blocks = []
+    guide: list[str] = []
+    for block in re.findall(r"```\{toctree\}\n(.*?)```", index, re.S):
+        lines = [line for line in block.splitlines() if line.strip() not in STUDENTS_LEAVE_OUT]
+        pages = [line.strip() for line in lines if line.strip() and not line.startswith(":")]
+        if pages:
+            blocks.append("```{toctree}\n" + "\n".join(lines) + "\n```")
+        if ":caption: Guide" in block:
+            guide = [page for page in pages if page != "syllabus"]
+    intro = STUDENTS_INTRO.replace("GUIDE", "; ".join(f"{{doc}}`{page}`" for page in guide))
+    return intro + "\n" + "\n\n".join(blocks) + "\n"
+
+
+def students_pages(out: Path) -> None:
+    """Trim the book's sources in ``out`` to the students' edition: the pages it leaves out removed,
+    links to them as plain text, its own index, and the syllabus introduced as the course plan."""
+    titles = {}
+    for name in STUDENTS_LEAVE_OUT:
+        page = out / f"{name}.md"
+        if page.exists():
+            heading = re.search(r"^# (.+)$", page.read_text(), re.M)
+            titles[name] = heading.group(1) if heading else name
+            page.unlink()
+    link = re.compile(r"\{doc\}`(?:([^`<]*?)\s*<)?(" + "|".join(STUDENTS_LEAVE_OUT) + r")>?`")
+    for page in out.glob("*.md"):
+        text = link.sub(lambda m: m.group(1) or f"*{titles.get(m.group(2), m.group(2))}*", page.read_text())
+        page.write_text(text)
+    index = out / "index.md"
+    index.write_text(students_index(index.read_text()))
+    syllabus = out / "syllabus.md"
+    if syllabus.exists():
+        title, _, rest = syllabus.read_text().partition("\n")
+        syllabus.write_text(f"{title}\n\n{STUDENTS_SYLLABUS}\n{rest}")
+
+
 #: Registry rows computed by a private wrapper of a public function.
 WRAPPED = {"iprec": "rankkit.metrics.binary.interpolated_precision",
            "iprec_avg": "rankkit.metrics.binary.interpolated_precision_average"}
@@ -374,6 +436,8 @@ def lay_out(notebooks: Path, out: Path) -> list[str]:
         add_links(nb, used_in(nb, prefixes, paths))
         nbformat.write(nb, out / path.name)
     teachers = any(p.name.startswith("08_") for p in chapters)   # the students' edition has no checklist
+    if not teachers:
+        students_pages(out)
     page = out / "reproducing.md"
     page.write_text(page.read_text().replace("CHECKS", CHECKS if teachers else STUDENTS_CHECKS)
                     .replace("CHECKLIST", CHECKLIST if teachers else STUDENTS_CHECKLIST))

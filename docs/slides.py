@@ -20,7 +20,9 @@ are never modified):
   alone, and is left out when it has none; the explorers' widgets show their still figure;
 - a markdown cell opening with a ``#`` or ``##`` heading starts a slide (left to right), one
   opening with ``###`` a sub-slide (downwards), and any cell that would overflow the slide
-  (``LINES`` estimated lines) starts a sub-slide; other code cells appear as fragments;
+  (``LINES`` estimated lines) starts a sub-slide, a markdown cell longer than that being first
+  split between its blocks (a table or a paragraph stays whole); other code cells appear as
+  fragments;
 - each deck opens with the week's title slide, from the syllabus: learning outcomes,
   notebooks, assignment.
 
@@ -132,6 +134,74 @@ def _has_output(cell) -> bool:
     return any(out.get("output_type") != "stream" or out.get("text", "").strip() for out in cell.get("outputs", []))
 
 
+def _blocks(markdown: str) -> list[str]:
+    """The blocks of a markdown text (paragraphs, lists, tables, headings), split at blank lines
+    but never inside a fenced code block or a ``$$`` formula."""
+    blocks: list[str] = []
+    for part in re.split(r"\n\s*\n", markdown.strip("\n")):
+        if blocks and (blocks[-1].count("```") % 2 or blocks[-1].count("$$") % 2):
+            blocks[-1] += "\n\n" + part
+        else:
+            blocks.append(part)
+    return blocks
+
+
+def _pieces(block: str) -> list[str]:
+    """A block longer than a slide in pieces that fit: a table in runs of rows, each under the
+    table's header; a list between its items. Other blocks stay whole."""
+    lines = block.split("\n")
+    if _text_lines(block) <= LINES:
+        return [block]
+    if len(lines) > 2 and all(line.lstrip().startswith("|") for line in lines):
+        head, rows, pieces = lines[:2], lines[2:], []
+        for row in rows:
+            if pieces and _text_lines("\n".join(pieces[-1] + [row])) <= LINES:
+                pieces[-1].append(row)
+            else:
+                pieces.append([*head, row])
+        return ["\n".join(piece) for piece in pieces]
+    items: list[list[str]] = []
+    for line in lines:
+        if items and not re.match(r"\s{0,1}(?:[-*+]|\d+\.) ", line):
+            items[-1].append(line)
+        else:
+            items.append([line])
+    pieces: list[str] = []
+    for item in ("\n".join(lines) for lines in items):
+        if pieces and _text_lines(pieces[-1] + "\n" + item) <= LINES:
+            pieces[-1] += "\n" + item
+        else:
+            pieces.append(item)
+    return pieces
+
+
+def split_markdown(cell) -> list:
+    """A markdown cell longer than a slide (``LINES``) as several cells, each a run of whole blocks
+    that fits (a table or a list longer than a slide in pieces, see ``_pieces``; a heading opens
+    a cell), so that no table or paragraph is cut off at the slide's bottom: each cell after the
+    first starts a sub-slide (a slide if it opens with a ``#`` or ``##`` heading)."""
+    if cell.cell_type != "markdown" or _text_lines(cell.source) <= LINES:
+        return [cell]
+    parts: list[list[str]] = []
+    used = 0
+    for block in (piece for whole in _blocks(cell.source) for piece in _pieces(whole)):
+        lines = _text_lines(block)
+        if parts and used + lines <= LINES and not re.match(r"#{1,3} ", block):
+            parts[-1].append(block)
+            used += lines
+        else:
+            parts.append([block])
+            used = lines
+    cells = []
+    for number, blocks in enumerate(parts):
+        part = copy.deepcopy(cell)
+        part.source = "\n\n".join(blocks)
+        if number and "id" in part:
+            part["id"] = f"{part['id'][:60]}-{number}"
+        cells.append(part)
+    return cells
+
+
 def lesson_cells(nb) -> list:
     """The cells a student sees, ready for a slide (copies; the notebook is untouched)."""
     cells = []
@@ -146,7 +216,7 @@ def lesson_cells(nb) -> list:
             cell.source = _NB_LINK.sub(r"\1", cell.source)  # links to other notebooks lead nowhere here
         for out in cell.get("outputs", []):
             out.get("data", {}).pop(WIDGET, None)  # the still figure, not a widget needing a kernel
-        cells.append(cell)
+        cells += split_markdown(cell)
     return cells
 
 
@@ -326,12 +396,21 @@ def exporter():
     return SlidesExporter(config=config, raw_template=TEMPLATE)
 
 
+def inline_html(markdown: str) -> str:
+    """One line of the syllabus's Markdown as HTML: escaped, with its ``code``, **bold** and *emphasis*
+    (MyST roles and links as their text)."""
+    text = html.escape(plain(markdown), quote=False)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    text = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", text)
+    return re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"<em>\1</em>", text)
+
+
 def index_page(rows: list[tuple[Week, int, int, list[str]]]) -> str:
     """``index.html``: the weeks, their notebooks and their slides (no script, no style from outside)."""
     items = "\n".join(
-        f'<li><a href="week{w.number}.html">Week {w.number} — {html.escape(w.title)}</a> '
-        f"({flat} slides, {total} with sub-slides): {html.escape(', '.join(w.notebooks))}"
-        + (f"<br><small>{html.escape(plain(w.assignment))}</small>" if w.assignment else "")
+        f'<li><a href="week{w.number}.html">Week {w.number} — {inline_html(w.title)}</a> '
+        f"({flat} slides, {total} with sub-slides): " + ", ".join(f"<code>{html.escape(n)}</code>" for n in w.notebooks)
+        + (f"<br><small>{inline_html(w.assignment)}</small>" if w.assignment else "")
         + (f"<br><small>not in this checkout: {html.escape(', '.join(gone))}</small>" if gone else "") + "</li>"
         for w, flat, total, gone in rows)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\">"

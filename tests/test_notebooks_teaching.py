@@ -70,7 +70,9 @@ def test_make_student_copies_all_but_08_runs_them_and_collapses_checks(tmp_path)
     for tag in sorted(REMOVED_FOR_STUDENTS):
         assert f"--TagRemovePreprocessor.remove_cell_tags {tag}" in rule
     assert "$(filter-out notebooks/08_%,$(wildcard notebooks/[0-9][0-9]_*.ipynb))" in rule
-    assert "$(NBRUN) --inplace --ExecutePreprocessor.record_timing=False $(STUDENT_COPIES)" in rule
+    # each copy run in a temporary folder outside the checkout (a file of the repository is not found there)
+    assert "$(NBRUN) --inplace --ExecutePreprocessor.record_timing=False $(notdir $(STUDENT_COPIES))" in rule
+    assert 'run=$$(mktemp -d)' in rule and 'cd "$$run"' in rule
     assert "notebooks/collapse_checks.py $(STUDENT)" in rule
     assert "make student" in (ROOT / ".ci" / "run").read_text()   # CI runs every student notebook
     for path in STUDENT:

@@ -7,6 +7,8 @@ edition in a temporary folder (the notebooks with the Makefile's tag filter, the
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -85,6 +87,10 @@ def edition(tmp_path_factory) -> Path:
     for path in NOTEBOOKS:
         if path != CHECKLIST:
             nbformat.write(for_students(nbformat.read(path, as_version=4)), folder / path.name)
+    # the Makefile's copy of data/trec_eval_test, and the section of data/README.md on it
+    shutil.copytree(ROOT / "data" / "trec_eval_test", folder / "data" / "trec_eval_test")
+    readme = (ROOT / "data" / "README.md").read_text()
+    (folder / "data" / "README.md").write_text(readme[readme.index("## `trec_eval_test/`"):])
     return folder
 
 
@@ -131,6 +137,142 @@ def test_the_wheel_holds_the_package_alone_and_no_answer(wheel, secret):
     assert "rankkit/__init__.py" in names and f"{info}METADATA" in names
     assert not [name for name in names if re.search(r"ipynb|notebook|checklist|^tests?/", name)]
     assert found_in(texts, secret) == {}
+
+
+def files_opened(nb) -> set[str]:
+    """The files under data/ a notebook names (in its text, or opens in its code through
+    ``DATA / "name"``, ``DATA`` being the folder of its ``data_folder(name="...")``)."""
+    source = "\n".join(cell.source for cell in nb.cells)
+    named = set(re.findall(r"(?<![\w/.])(data/[\w./-]*\w)", source))
+    folder = re.search(r'def data_folder\(name="([^"]+)"\)', source)
+    if folder:
+        named.add(f"data/{folder.group(1)}")
+        named |= {f"data/{folder.group(1)}/{name}" for name in re.findall(r'DATA / "([^"]+)"', source)}
+    return named
+
+
+def test_every_file_a_students_notebook_opens_is_in_the_students_folder(edition):
+    """The students' folder is all they get: what a notebook reads or cites under data/ is in it
+    (``make student`` also runs the copies outside the checkout, where nothing else is found)."""
+    opened = {path.name: files_opened(nbformat.read(path, as_version=4)) for path in sorted(edition.glob("*.ipynb"))}
+    assert {"data/trec_eval_test/qrels.test", "data/trec_eval_test/out.test.aqc",
+            "data/README.md", "data/trec_eval_test/LICENSE.md"} <= opened["11_real_collection.ipynb"]
+    missing = {name: sorted(p for p in paths if not (edition / p).exists()) for name, paths in opened.items()}
+    assert {name: paths for name, paths in missing.items() if paths} == {}
+    readme = (edition / "data" / "README.md").read_text()
+    assert "trec_eval_test/LICENSE.md" in readme and "qrels.rel_level" in readme
+    rule = (ROOT / "Makefile").read_text()
+    assert "cp -r data/trec_eval_test $(STUDENT)/data/" in rule and "$$(mktemp -d)" in rule
+
+
+#: A list literal of at least four numbers (an exercise's ranking) and a number of three or more
+#: decimals (an exercise's result), as an example in a docstring would show them.
+LIST = re.compile(r"\[\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?){3,}\s*\]")
+NUMBER = re.compile(r"(?<![\d.])\d+\.\d{3,}")
+
+
+def values(text: str) -> tuple[set[str], set[str]]:
+    return {re.sub(r"\s", "", found) for found in LIST.findall(text)}, set(NUMBER.findall(text))
+
+
+def answer_values() -> list[tuple[set[str], set[str]]]:
+    """Per answer cell (and cell of 08): its lists and numbers that no cell the students receive
+    shows, as (lists, numbers); an answer's list and its result come from the same cell."""
+    shown_lists, shown_numbers = set(), set()
+    for path in NOTEBOOKS:
+        if path != CHECKLIST:
+            for cell in for_students(nbformat.read(path, as_version=4)).cells:
+                found = values(cell_text(cell))
+                shown_lists |= found[0]
+                shown_numbers |= found[1]
+    pairs = []
+    for path in NOTEBOOKS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if path == CHECKLIST or "solution" in cell.get("metadata", {}).get("tags", []):
+                found_lists, found_numbers = values(cell_text(cell))
+                if found_lists - shown_lists and found_numbers - shown_numbers:
+                    pairs.append((found_lists - shown_lists, found_numbers - shown_numbers))
+    return pairs
+
+
+def docstrings(name: str, source: str) -> dict[str, str]:
+    """The docstrings of a module, its classes and functions, by ``module:name``."""
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            text = ast.get_docstring(node)
+            if text:
+                found[f"{name}:{getattr(node, 'name', '')}"] = text
+    return found
+
+
+def answers_in(texts: dict[str, str], pairs) -> dict[str, list[str]]:
+    """Per text, the answers it shows: an exercise's list together with its result."""
+    hits = {}
+    for name, text in texts.items():
+        found_lists, found_numbers = values(text)
+        shown = sorted({f"{lst} -> {num}" for lists, numbers in pairs
+                        for lst in lists & found_lists for num in numbers & found_numbers})
+        if shown:
+            hits[name] = shown
+    return hits
+
+
+@pytest.mark.slow   # builds the wheel (seconds) where `make student` has not run
+def test_no_docstring_of_the_wheel_shows_an_exercises_answer(wheel):
+    """The docstrings become the students' book's API pages and ``help()`` in their notebooks:
+    none may show an exercise's ranking with its result (04 Exercise 1: ``[1, 1, 2, 0]`` and
+    0.8403), which the whole-line scan above would miss in a doctest."""
+    pairs = answer_values()
+    assert any("[1,1,2,0]" in lists and "0.8403" in numbers for lists, numbers in pairs)
+    leak = {"rankkit/x.py:ndcg": ">>> round(ndcg([1, 1, 2, 0], k=4), 4)\n0.8403"}
+    assert answers_in(leak, pairs) == {"rankkit/x.py:ndcg": ["[1,1,2,0] -> 0.8403"]}
+    texts = {}
+    with zipfile.ZipFile(wheel) as archive:
+        for name in archive.namelist():
+            if name.endswith(".py"):
+                texts |= docstrings(name, archive.read(name).decode("utf-8"))
+    assert len(texts) > 200
+    assert answers_in(texts, pairs) == {}
+
+
+def _generate():
+    spec = importlib.util.spec_from_file_location("_docs_generate_students", ROOT / "docs" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow   # lays out both books' sources (the API pages: a few seconds)
+def test_the_students_book_leaves_out_the_teachers_and_developers_pages(tmp_path):
+    """``make docs-student``'s sources: no page on teaching, CI, speed, versions, contributing or
+    changes, no link to one, the syllabus introduced as the course plan; the teacher's book keeps them."""
+    generate = _generate()
+    start = nbformat.read(ROOT / "notebooks" / "00_start_here.ipynb", as_version=4)
+    (tmp_path / "student").mkdir()
+    nbformat.write(for_students(start), tmp_path / "student" / "00_start_here.ipynb")
+    generate.lay_out(tmp_path / "student", tmp_path / "student-src")
+    pages = {p.stem for p in (tmp_path / "student-src").glob("*.md")}
+    left_out = set(generate.STUDENTS_LEAVE_OUT)
+    assert left_out == {"teaching", "ci_gate", "speed", "versions", "contributing", "changelog"}
+    assert not pages & left_out and {"syllabus", "metrics", "index", "reproducing"} <= pages
+    assert (tmp_path / "student-src" / "api" / "index.rst").exists()
+    index = (tmp_path / "student-src" / "index.md").read_text()
+    toctree = {line.strip() for block in re.findall(r"```\{toctree\}\n(.*?)```", index, re.S)
+               for line in block.splitlines() if line.strip() and not line.startswith(":")}
+    assert {"syllabus", "metrics", "api/index"} <= toctree and not toctree & left_out
+    linked = {name for p in (tmp_path / "student-src").glob("*.md")
+              for name in re.findall(r"\{doc\}`(?:[^`<]*<)?([^`>]+)>?`", p.read_text())}
+    assert linked and not linked & left_out
+    syllabus = (tmp_path / "student-src" / "syllabus.md").read_text().splitlines()
+    assert syllabus[0].startswith("# Syllabus") and syllabus[2] == generate.STUDENTS_SYLLABUS
+    assert "course plan" in generate.STUDENTS_SYLLABUS
+    (tmp_path / "teacher").mkdir()
+    for path in (ROOT / "notebooks" / "00_start_here.ipynb", CHECKLIST):
+        shutil.copy(path, tmp_path / "teacher" / path.name)
+    generate.lay_out(tmp_path / "teacher", tmp_path / "teacher-src")
+    assert left_out <= {p.stem for p in (tmp_path / "teacher-src").glob("*.md")}
+    assert generate.STUDENTS_SYLLABUS not in (tmp_path / "teacher-src" / "syllabus.md").read_text()
 
 
 def test_start_here_tells_students_to_install_the_wheel_make_student_builds():

@@ -100,6 +100,31 @@ def test_every_exercise_set_exists_with_its_title():
         assert title in found[int(number)], f"{name} exercise {number} is not titled {title!r}"
 
 
+def test_the_grading_table_the_weeks_and_00_agree_on_the_weekly_exercises():
+    """Weekly exercises count 15 %, graded on completion: every week's assessment says so, no
+    week calls them formative or ungraded, and 00 calls no taught notebook's exercises optional."""
+    grading = TEXT[TEXT.index("\n## Grading"):TEXT.index("(syllabus-workload)=")]
+    assert re.search(r"^\| weekly exercises \| 15 % \|[^\n]*graded on completion", grading, re.M)
+    for number, section in _sections().items():
+        assessment = section[section.index("### Assessment"):]
+        assert "graded on completion" in assessment, f"week {number}"
+    assert not re.search(r"formative|not graded", TEXT, re.I)
+    start = "\n".join(c.source for c in _read(NOTEBOOKS / "00_start_here.ipynb").cells)
+    assert not re.search(r"exercises are optional|optional exercises", start)
+    assert re.search(r"notebook 08[^.]*stays with your teacher", start, re.S)
+
+
+def test_a1_as_the_syllabus_describes_it_is_taught_before_it_is_set():
+    """a1 (set in week 2) grades ties too: the syllabus says so and notebook 04 (week 2) works
+    an example of the expected DCG under tied scores."""
+    week2 = _sections()[2]
+    assessment = week2[week2.index("### Assessment"):]
+    for topic in ('normalize="relevant"', "linear", "cutoff", "no relevant document", 'ties="average"'):
+        assert topic in assessment, topic
+    lesson = "\n".join(c.source for c in _read(NOTEBOOKS / "04_dcg_ndcg.ipynb").cells)
+    assert re.search(r"^## \d+\. Tied scores", lesson, re.M) and 'ties="average"' in lesson
+
+
 def _workload_rows() -> dict[str, list[float]]:
     rows = re.findall(r"^\| `(\d\d_\w+)` \| ([\d.| ]+)\|$", TEXT, re.M)
     return {name: [float(v) for v in values.split("|")] for name, values in rows}
@@ -163,6 +188,28 @@ def test_headings_start_slides_and_overflow_starts_a_sub_slide():
              _cell("md", "text"), _cell("md", "### A subsection"), _cell("code", long), _cell("code", "y = 2"),
              _cell("md", "more text")]
     assert slides.slide_types(cells) == ["slide", "fragment", "slide", "-", "subslide", "subslide", "subslide", "-"]
+
+
+def test_a_long_markdown_cell_is_split_between_its_blocks_and_a_long_table_under_its_header():
+    rows = [f"| {i} | row {i} |" for i in range(slides.LINES + 5)]
+    text = "\n\n".join(["## 2. A section", "A paragraph.", "| a | b |\n| --- | --- |\n" + "\n".join(rows),
+                         "$$x\n\ny$$", "### A subsection", "The end."])
+    cells = slides.lesson_cells(nbformat.v4.new_notebook(cells=[_cell("md", text)]))
+    assert len(cells) > 2 and all(slides.estimated_lines(c) <= slides.LINES for c in cells)
+    tables = [c.source for c in cells if "row" in c.source]
+    assert len(tables) >= 2 and all(s.startswith("| a | b |\n| --- | --- |") for s in tables)  # each under the header
+    assert [r for c in cells for r in c.source.splitlines() if "row" in r] == rows     # every row, once, in order
+    assert any(c.source == "$$x\n\ny$$" or "$$x\n\ny$$" in c.source for c in cells)  # a formula stays whole
+    assert cells[0].source.startswith("## 2.") and any(c.source.startswith("### A subsection") for c in cells)
+    assert slides.slide_types(cells)[1:] == ["subslide"] * (len(cells) - 1)
+    short = _cell("md", "## 3. Short\n\nNothing to split.")
+    assert [c.source for c in slides.lesson_cells(nbformat.v4.new_notebook(cells=[short]))] == [short.source]
+
+
+def test_the_index_of_the_decks_renders_the_syllabus_markdown():
+    page = slides.index_page([(week, 1, 2, []) for week in WEEKS])
+    assert "`" not in page and "**" not in page
+    assert "<code>notebooks/assignments/a1_metrics_by_hand</code>" in page and "<code>04_dcg_ndcg</code>" in page
 
 
 def test_a_week_deck_opens_with_its_title_and_keeps_no_answer():

@@ -95,11 +95,11 @@ def score(
 
     Examples
     --------
-    >>> score([[1, 0, 1], [0, 0, 2]], ["P@2", "nDCG(gain='exp')@3"]).round(4)
+    >>> score([[2, 0, 1], [0, 1, 2]], ["P@2", "nDCG(gain='exp')@3"]).round(4)
               P@2  nDCG(gain='exp')@3
     query_id
-    0         0.5              0.9197
-    1         0.0              0.5000
+    0         0.5              0.9639
+    1         0.5              0.5869
     """
     r = as_rankings(rankings)
     if isinstance(metrics, Mapping):

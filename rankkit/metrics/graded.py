@@ -26,7 +26,7 @@ References
 The docstrings reproduce numbers (never text) from articles cited by short names in
 italics and listed with title, author and address in :mod:`rankkit.teaching.sources`:
 (*the guide to ranking metrics*,
-*abs_zero's article*, *Wang Shusen's slides*, *the NDCG article*).
+*Wang Shusen's slides*, *the NDCG article*).
 
 - K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of IR techniques",
   ACM TOIS 20(4):422-446, 2002, doi:10.1145/582415.582418.
@@ -262,7 +262,7 @@ def cumulative_gain(
     k : int or None, default=None
         Cutoff; ``None`` uses the whole ranking.
     gain : {"linear", "exp"} or mapping, default="linear"
-        ``"linear"``: ``g(r) = r`` (Järvelin & Kekäläinen, trec_eval, abs_zero's article,
+        ``"linear"``: ``g(r) = r`` (Järvelin & Kekäläinen, trec_eval,
         Wang Shusen's slides, the NDCG article); ``"exp"``: ``g(r) = 2**r - 1`` (Burges et al. 2005); a mapping
         label -> gain sets the gain of the listed labels, other labels keep ``g(r) = r``
         (trec_eval's ``-m ndcg.1=3,2=9``). Unjudged documents have gain 0.
@@ -443,7 +443,7 @@ def ndcg(
         Cutoff for both DCG and IDCG; ``None`` uses the whole ranking and every
         judged document.
     gain : {"linear", "exp"} or mapping, default="linear"
-        ``"linear"`` (trec_eval, scikit-learn, the exercise of abs_zero's article),
+        ``"linear"`` (trec_eval, scikit-learn),
         ``"exp"`` ``2**r - 1`` (Burges et al. 2005, the NDCG article's lipstick
         example), or a mapping label -> gain: other labels keep ``g(r) = r``, as
         trec_eval's ``-m ndcg.1=3,2=9`` does. Negative mapped gains are allowed (the
@@ -473,10 +473,10 @@ def ndcg(
     >>> ndcg([[5, 1, 3, 2, 4], [5, 3, 4, 2, 1]], k=5, gain="exp").round(4)
     array([0.9251, 0.9771])
 
-    The exercise of abs_zero's article, labels of d2, d3, d1, d4 in the model's order:
+    Linear gain: DCG 2 + 1/log2(4) = 2.5 against the ideal [2, 1, 0]'s 2 + 1/log2(3):
 
-    >>> round(ndcg([1, 1, 2, 0], k=4), 4)
-    0.8403
+    >>> round(ndcg([2, 0, 1], k=3), 4)
+    0.9502
 
     Järvelin & Kekäläinen's discount, b = 2: 8.0972 / 8.6925 (ideal [3, 3, 2, 2, 1, 0]):
 

@@ -309,8 +309,8 @@ def cutoff_values(labels, k: int, *, rel: float = 1, gain: str = "linear", n_rel
 
     Examples
     --------
-    >>> {k: round(v, 4) for k, v in cutoff_values([1, 0, 1, 0], 2).items()}
-    {'P@k': 0.5, 'R@k': 0.5, 'nDCG@k': 0.6131}
+    >>> {k: round(v, 4) for k, v in cutoff_values([0, 1, 1, 0, 1], 3).items()}
+    {'P@k': 0.6667, 'R@k': 0.6667, 'nDCG@k': 0.5307}
     """
     labels = _one_ranking(labels)
     return {
