@@ -7,6 +7,7 @@ judgments and returns one row per query.
 The package is layered, each layer importing only those below it::
 
     cli               the command line (``rankkit evaluate``, ``rankkit compare``)
+    fusion            rk.fuse, rk.optimize_fusion: one run from several (ranx's methods)
     api               rk.evaluate: in memory, or rankkit.dask for Dask inputs
     dask              runs beyond one machine
     stats, trec_eval  comparing systems; trec_eval's output, byte for byte
@@ -59,11 +60,13 @@ _PUBLIC: dict[str, str] = {
     "evaluate": ".api",  # the front door: in memory, or rankkit.dask for Dask inputs
     "parse_metric": ".names",
     "compare": ".stats",
+    **dict.fromkeys(("fuse", "optimize_fusion"), ".fusion"),
     "Settings": ".evaluation.settings",
 }
 
 #: Submodules reachable as attributes (``rankkit.plot``) without importing them first.
-_SUBMODULES = frozenset({"cli", "dask", "evaluation", "io", "join", "metrics", "names", "plot", "power", "rankings",
+_SUBMODULES = frozenset({"cli", "dask", "evaluation", "fusion", "io", "join", "metrics", "names", "plot", "power",
+                         "rankings",
                          "report", "stats", "trec_eval"})
 
 __all__ = [
@@ -76,7 +79,7 @@ __all__ = [
     "kendall_tau", "kendall_distance", "inversions", "pair_counts", "PairCounts", "pnr", "auc", "gauc", "lrap",
     "mse", "mae",
     "read_qrels", "read_run", "evaluate", "evaluate_scores", "aggregate", "score", "parse_metric", "compare",
-    "Settings",
+    "Settings", "fuse", "optimize_fusion",
 ]
 
 __getattr__, __dir__ = attach(__name__, _PUBLIC, _SUBMODULES)

@@ -7,7 +7,8 @@
     P_10                  	all	0.3000
     nDCG@10               	all	0.3016
 
-Exit status 0 on success, 2 on bad input (unreadable or malformed file, unknown metric),
+Exit status 0 on success, 2 on bad input (unreadable or malformed file, unknown metric;
+``compare``: 1 when a ``--fail-if`` condition holds),
 with a one-line message on stderr. Each subcommand is a function ``_cmd_<name>(args)``
 registered in ``_build_parser``. ``rankkit compare QRELS RUN1 RUN2 ... [-m SPEC]`` compares
 runs with :func:`rankkit.compare` (paired tests, intervals, corrections); its ``-m`` reads
@@ -106,12 +107,23 @@ examples:
       each run against bm25.run (named by its file name, with or without its extension)
   rankkit compare qrels.txt bm25.run dense.run -m nDCG@10 --test randomization --format markdown
       a paired randomization test, as a Markdown table for a report
+  rankkit compare qrels.txt new.run --baseline prod.run --fail-if "nDCG@10 < -0.01" --fail-if "map < -2%"
+      a gate for CI: exit status 1 when new.run is significantly worse than prod.run (a file
+      besides the RUNs) and by more than the margin: 0.01 nDCG@10, or 2% of prod.run's map
 
 Compare runs: per measure, the mean paired difference of each run to the baseline (or of
 every pair), its confidence interval, the p-value of a paired test, the corrected p-value
 and Cohen's d. The significance mark is explained under the table. With --delta, also the
 queries a paired t-test needs to detect that difference and the smallest difference it
 detects with the queries compared.
+
+--fail-if "METRIC < -MARGIN" (or "METRIC < -PERCENT%", a percentage of the baseline's mean;
+repeatable; needs --baseline) holds for a run when its mean paired difference to the
+baseline (run - baseline) is below -MARGIN AND significant (p adj. < alpha): the difference
+is then both larger than the margin and not the luck of the queries. Exit status 1 when a
+condition holds for some run, 0 when none does, 2 for a usage error; --markdown FILE writes
+a summary for a pull-request comment, --junit FILE a JUnit XML report (one test case per
+condition and run).
 """
 
 #: What compare measures without -m, and what it keeps of a nickname: the per-query means.
@@ -126,6 +138,7 @@ def _build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_evaluate(commands)
     _add_compare(commands)
+    _add_fuse(commands)
     return parser
 
 
@@ -191,8 +204,8 @@ def _add_compare(commands: argparse._SubParsersAction) -> None:
     )
     cmp.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")
     cmp.add_argument("runs", metavar="RUN", nargs="+",
-                     help="two or more runs; each is named by its file name (by its path when two "
-                          "file names are the same)")
+                     help="two or more runs (one with --baseline FILE); each is named by its file name (by its "
+                          "path when two file names are the same)")
     cmp.add_argument("-m", "--metric", "--measure", action="append", dest="metrics", metavar="SPEC",
                      help="measure, repeatable, read as evaluate's -m reads it (trec_eval names and "
                           "parameter lists, nicknames, rankkit specs); default: the measures of official, "
@@ -204,10 +217,12 @@ def _add_compare(commands: argparse._SubParsersAction) -> None:
                      help="paired test (default: t)")
     cmp.add_argument("--correction", choices=("holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg",
                                              "hochberg", "hommel", "fdr_bh", "bh", "fdr_by", "by", "none"),
-                     default="holm", help="multiple-comparison correction per metric (default: holm)")
+                     default=None, help="multiple-comparison correction per metric (default: holm; none "
+                                        "with --test tukey, whose p-values cover all pairs already)")
     cmp.add_argument("--baseline", metavar="NAME",
                      help="run every other run is compared with: its file name, with or without its "
-                          "extension (bm25 for bm25.run), or its path (default: every pair)")
+                          "extension (bm25 for bm25.run), or its path; or a run file that is not among "
+                          "the RUNs, compared first (default: every pair)")
     cmp.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     cmp.add_argument("--resamples", type=_positive_int, default=10_000,
                      help="randomization / bootstrap resamples (default: 10000)")
@@ -224,7 +239,48 @@ def _add_compare(commands: argparse._SubParsersAction) -> None:
                           "(Sakai's topic set size design; default: neither)")
     cmp.add_argument("--power", type=float, default=0.8,
                      help="power of --delta's two columns, in (alpha, 1) (default: 0.8)")
+    gate = cmp.add_argument_group("gate for CI (exit status 1 when a condition holds)")
+    gate.add_argument("--fail-if", action="append", default=[], metavar="CONDITION",
+                      help="'METRIC < -MARGIN' or 'METRIC < -PERCENT%%' (of the baseline's mean), "
+                           "repeatable, with --baseline: holds when a run's mean difference to the baseline "
+                           "is below it and significant (p adj. < alpha). METRIC is read as -m reads it and "
+                           "compared even if not given with -m (without -m, only the conditions' metrics)")
+    gate.add_argument("--markdown", metavar="FILE",
+                      help="write a Markdown summary (verdict, conditions, every comparison) to FILE, "
+                           "for a pull-request comment")
+    gate.add_argument("--junit", metavar="FILE",
+                      help="write a JUnit XML report to FILE: one test case per condition and run")
     cmp.set_defaults(handler=_cmd_compare)
+
+
+def _add_fuse(commands: argparse._SubParsersAction) -> None:
+    """The ``fuse`` subcommand: one TREC run from several (:func:`rankkit.fuse`)."""
+    fu = commands.add_parser(
+        "fuse",
+        help="fuse runs into one TREC run (RRF, CombSUM, weighted sums, ...; ranx's methods)",
+        usage="%(prog)s [options] RUN RUN [RUN ...]",
+        description="Fuse runs (e.g. a lexical and a dense one) per query and print the fused TREC run.\n\n"
+                    "  rankkit fuse bm25.run dense.run -m rrf > fused.run\n"
+                    "  rankkit fuse bm25.run dense.run -m wsum --norm min-max --weights 0.3 0.7 -o fused.run",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fu.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs holding the same queries (.gz too)")
+    # names checked by rankkit.fuse (its message lists them): the parser stays free of pandas
+    fu.add_argument("-m", "--method", default="rrf", metavar="METHOD",
+                    help="fusion method, ranx's names: rrf (default), sum, wsum, max, min, med, anz, mnz, gmnz, "
+                         "wmnz, mixed, isr, log_isr, logn_isr, rbc, bordafuse, w_bordafuse")
+    fu.add_argument("--norm", default="min-max", metavar="NORM",
+                    help="score normalisation per query: min-max (default, ranx's), min-max-inverted, max, sum, "
+                         "zmuv, rank, borda, or none (scores as given)")
+    fu.add_argument("--weights", type=float, nargs="+", metavar="W",
+                    help="one weight per run (wsum, wmnz, mixed, w_bordafuse; default 1 each)")
+    fu.add_argument("-k", type=float, default=60, help="RRF's k (default: 60)")
+    fu.add_argument("--phi", type=float, help="RBC's persistence in (0, 1)")
+    fu.add_argument("--gamma", type=float, help="CombGMNZ's exponent")
+    fu.add_argument("--sigma", type=float, default=0.01, help="logn_isr's sigma (default: 0.01)")
+    fu.add_argument("-o", "--output", metavar="OUT", help="write the run to OUT (default: standard output)")
+    fu.add_argument("--tag", default=None, help="run tag, the last column (default: the method)")
+    fu.set_defaults(handler=_cmd_fuse)
 
 
 def _write(table: pd.DataFrame, summary: pd.Series, args: argparse.Namespace, out: TextIO) -> None:
@@ -378,14 +434,64 @@ def _baseline(baseline: str | None, paths: Sequence[str], names: list[str]) -> s
         return baseline
     if baseline in paths:
         return names[list(paths).index(baseline)]
-    matches = [n for n, p in zip(names, paths)
-               if baseline in _stems(n) or baseline in _stems(os.path.basename(p)) or baseline in _stems(p)]
+    matches = _stem_matches(baseline, paths, names)
     if len(matches) > 1:
         raise ValueError(f"--baseline {baseline!r} could be any of the runs {matches!r}: give one of these names")
     if not matches:
         raise ValueError(f"--baseline must name one of the runs {names!r} (the extension may be left out), "
                          f"got {baseline!r}")
     return matches[0]
+
+
+def _stem_matches(baseline: str, paths: Sequence[str], names: list[str]) -> list[str]:
+    return [n for n, p in zip(names, paths)
+            if baseline in _stems(n) or baseline in _stems(os.path.basename(p)) or baseline in _stems(p)]
+
+
+def _with_baseline_file(baseline: str | None, paths: Sequence[str]) -> tuple[list[str], str | None]:
+    """The runs to compare and ``--baseline``: ``paths``, preceded by the baseline when it is a
+    file that names none of them (``--baseline prod.run new.run``); a run's file under another
+    spelling (``./prod.run``) is that run."""
+    paths = list(paths)
+    if baseline is None or not os.path.isfile(baseline) or baseline in paths:
+        return paths, baseline
+    names = _run_names(paths)
+    if baseline in names or _stem_matches(baseline, paths, names):
+        return paths, baseline
+    same = [p for p in paths if os.path.isfile(p) and os.path.samefile(baseline, p)]
+    return (paths, same[0]) if same else ([baseline, *paths], baseline)
+
+
+def _gate_conditions(texts: Sequence[str], specs: Sequence[str] | None, baseline: str | None):
+    """The ``--fail-if`` conditions (metric as compare's column) and the measures to compare."""
+    from .report import FailIf, parse_fail_if
+
+    if not texts:
+        return [], specs
+    if baseline is None:
+        raise ValueError("--fail-if needs --baseline: the run a change is measured against")
+    conditions, extra = [], []
+    for text in texts:
+        cond = parse_fail_if(text)
+        columns = list(trec_measures([cond.metric]))
+        if len(columns) != 1:
+            raise ValueError(f"--fail-if {text!r}: {cond.metric!r} names {len(columns)} measures "
+                             f"({', '.join(columns[:5])}...); name one")
+        conditions.append(FailIf(cond.text, columns[0], cond.threshold, cond.relative))
+        extra.append(cond.metric)
+    kept = _compare_measures(specs) if specs else []
+    more = [m for m, c in zip(extra, conditions) if c.metric not in kept]
+    return conditions, [*(specs or []), *dict.fromkeys(more)]
+
+
+def _correction(test: str, correction: str | None) -> str:
+    """--correction, by default holm, or none with Tukey's HSD (which covers every pair itself)."""
+    if test != "tukey":
+        return correction or "holm"
+    if correction not in (None, "none"):
+        raise ValueError(f"--correction {correction} cannot be used with --test tukey: Tukey's HSD p-values "
+                         "already cover every pair; leave --correction out (or give none)")
+    return "none"
 
 
 def _compare_measures(specs: Sequence[str] | None) -> list[str]:
@@ -420,20 +526,23 @@ def _mark(out: TextIO) -> str:
     return "†"
 
 
-def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
+def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     # late: scipy (under rankkit.stats) loads for compare alone, not on evaluate's path
     from .report import to_latex, to_markdown, to_text
     from .stats import compare
 
-    if len(args.runs) < 2:
-        raise ValueError(f"compare needs at least two runs, got {len(args.runs)}")
-    names = _run_names(args.runs)
-    baseline = _baseline(args.baseline, args.runs, names)
-    metrics = _compare_measures(args.metrics)
+    paths, baseline = _with_baseline_file(args.baseline, args.runs)
+    if len(paths) < 2:
+        raise ValueError(f"compare needs at least two runs, got {len(paths)}")
+    names = _run_names(paths)
+    baseline = _baseline(baseline, paths, names)
+    conditions, specs = _gate_conditions(args.fail_if, args.metrics, baseline)
+    metrics = _compare_measures(specs)
+    correction = _correction(args.test, args.correction)
     read_qrels = sys.modules[__name__].read_qrels  # this module's attribute (see __getattr__)
     table = compare(
-        read_qrels(args.qrels), dict(zip(names, args.runs)), metrics,
-        baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,
+        read_qrels(args.qrels), dict(zip(names, paths)), metrics,
+        baseline=baseline, test=args.test, correction=correction, alpha=args.alpha,
         n_resamples=args.resamples, seed=args.seed,
         queries="qrels" if args.judged_queries else "run", ties=args.ties,
         delta=args.delta, power=args.power,
@@ -446,6 +555,44 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
         table.to_csv(out, index=False, lineterminator="\n")
     else:
         out.write(to_text(table, digits=4, mark=_mark(out)) + "\n")
+    return _gate(table, conditions, args, out) if conditions or args.markdown or args.junit else 0
+
+
+def _gate(table: pd.DataFrame, conditions: list, args: argparse.Namespace, out: TextIO) -> int:
+    """Check the --fail-if conditions: a line each (after a text or Markdown table; on stderr
+    after CSV or LaTeX), the --markdown and --junit files; 1 when one holds, else 0."""
+    from .report import check_fail_if, gate_junit, gate_lines, gate_markdown
+
+    result = check_fail_if(table, conditions)
+    lines = gate_lines(result)
+    if lines:
+        where = out if args.format in ("text", "markdown") else sys.stderr
+        where.write("\n" + "\n".join(lines) + "\n")
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(gate_markdown(table, result, mark="†"))
+    if args.junit:
+        with open(args.junit, "w", encoding="utf-8") as f:
+            f.write(gate_junit(result))
+    return int(bool(result["failed"].any()))
+
+
+def _cmd_fuse(args: argparse.Namespace, out: TextIO) -> None:
+    from .fusion import fuse, trec_lines
+
+    if len(args.runs) < 2:
+        raise ValueError(f"fuse needs two or more runs, got {len(args.runs)}")
+    k = int(args.k) if float(args.k).is_integer() else args.k  # ranx's integer arithmetic for k=60
+    fused = fuse(list(args.runs), args.method, None if args.norm == "none" else args.norm, args.weights,
+                 k=k, phi=args.phi, gamma=args.gamma, sigma=args.sigma)
+    tag = args.tag if args.tag is not None else args.method
+    if args.output is None:
+        for block in trec_lines(fused, tag):
+            out.write(block)
+        return
+    with open(args.output, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as f:
+        for block in trec_lines(fused, tag):
+            f.write(block)
 
 
 def _silence(out: TextIO) -> None:
@@ -467,8 +614,20 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse the command line; an unknown flag is the subcommand's error, with its usage
+    (``rankkit evaluate -x``: "usage: rankkit evaluate ...", "unrecognized arguments: -x")."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        sub = commands.choices.get(getattr(args, "command", None), parser)
+        sub.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
-    """Run the command line; return the exit status (0 ok, 2 bad input).
+    """Run the command line; return the exit status (0 ok, 1 a ``compare --fail-if`` condition
+    holds, 2 bad input).
 
     Examples
     --------
@@ -481,15 +640,14 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
             out.reconfigure(errors="surrogateescape")
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
     except SystemExit as exc:  # argparse has printed the usage message (or the version)
         return int(exc.code) if isinstance(exc.code, int) else 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            args.handler(args, out)
+            status = args.handler(args, out) or 0  # compare's gate: 1 when a --fail-if holds
             out.flush()
-            status = 0
         except BrokenPipeError:  # the reader left (| head -1): stop quietly, as a C tool would
             _silence(out)
             return 141
