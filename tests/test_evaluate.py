@@ -641,3 +641,16 @@ def test_labels_that_are_not_whole_numbers_are_warned_about():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evaluate({"q1": {"a": 2, "b": 1}}, run, ["P@1"])  # whole labels: no word
+
+
+def test_aggregate_refuses_the_per_query_frame_of_a_pooled_score_metric():
+    """AUC pools every row, PNR every pair, GAUC weights queries: their all value is not the
+    mean of the per-query values, and rk.aggregate of that frame would silently give it."""
+    labels, scores = np.array([1, 0, 1, 0, 1, 0]), np.array([0.9, 0.8, 0.3, 0.4, 0.5, 0.7])
+    table = rk.evaluate_scores(labels, scores, np.array([1, 1, 2, 2, 3, 3]), metrics=["AUC", "PNR", "GAUC"])
+    frame = table.to_frame(all=False)
+    assert frame["AUC"].mean() != float(table.all["AUC"])  # the two numbers differ here
+    for metric in ("AUC", "PNR", "GAUC"):
+        with pytest.raises(ValueError, match=rf"{metric}'s all value is .* take it from the ScoreTable"):
+            rk.aggregate(frame[[metric]])
+    assert rk.aggregate(table).to_dict() == {m: float(v) for m, v in table.all.items()}

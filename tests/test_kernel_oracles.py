@@ -1507,3 +1507,76 @@ def test_graded_messages():
         graded.err([1, 0], max_grade=-1)
     with pytest.raises(ValueError, match=r"^max_grade must be a positive number, 'query' or None, got 'top'$"):
         graded.rbp([1, 0], max_grade="top")
+
+
+# --------------------------------------------------------------------------- ranking rows by score
+
+
+def rank_row_oracle(labels, scores, length, ascending_labels):
+    """One row ranked by Python's sort: score descending, then label (descending unless
+    ``ascending_labels``); the padding after ``length`` is 0; the first rank of each run of
+    equal scores (flat indices are added by the caller)."""
+    cells = sorted(zip(scores[:length], labels[:length]),
+                   key=lambda c: (-c[0], c[1] if ascending_labels else -c[1]))
+    width = len(labels)
+    ranked = [label for _, label in cells] + [0.0] * (width - length)
+    ordered = [score for score, _ in cells] + [0.0] * (width - length)
+    firsts, first = [], 0
+    for i in range(width):
+        if i == 0 or i >= length or ordered[i] != ordered[i - 1]:
+            first = i
+        firsts.append(first)
+    return ranked, ordered, firsts
+
+
+RANK_ROW_CASES = [
+    # (labels, scores, lengths): whole labels (integer keys), fractional labels (lexsort),
+    # ties across label levels, padding, an empty row, labels up to 40
+    ([[2, 0, 1, 1, 0], [0, 3, 3, 1, 2], [1, 1, 0, 0, 0]], [[0.5, 0.5, 0.5, 0.1, 0.9], [2, 2, 1, 2, 1], [3, 3, 0, 0, 0]],
+     [5, 5, 2]),
+    ([[0.5, 1.5, 0.25, 2.0], [1.0, 0.0, 0.0, 0.0]], [[1, 1, 1, 0], [4, 4, 0, 0]], [4, 2]),
+    ([[0, 0, 0], [5, 1, 40]], [[0, 0, 0], [7, 7, 7]], [0, 3]),
+    ([[3, 1, 2, 0, 1, 2]], [[0.3, 0.2, 0.1, 0.0, -0.1, -0.2]], [6]),  # no tie at all
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", range(len(RANK_ROW_CASES)))
+@pytest.mark.parametrize("ascending_labels", [False, True])
+def test_rank_rows_against_python_sort(backend, case, ascending_labels):
+    labels, scores = (np.asarray(a, dtype=np.float64) for a in RANK_ROW_CASES[case][:2])
+    lengths = np.asarray(RANK_ROW_CASES[case][2])
+    valid = np.arange(labels.shape[1]) < lengths[:, None]
+    to = converter(backend)
+    ranked, ordered, groups = P.rank_rows(to(labels), to(scores), to(valid), ascending_labels=ascending_labels,
+                                          groups=True)
+    want = [rank_row_oracle(list(a), list(s), n, ascending_labels) for a, s, n in zip(labels, scores, lengths)]
+    assert host(ranked).tolist() == [w[0] for w in want]
+    assert host(ordered).tolist() == [w[1] for w in want]
+    any_tie = any(w[2] != list(range(labels.shape[1])) for w in want)
+    if not any_tie:
+        assert groups is None
+    else:
+        flat = [[i * labels.shape[1] + f for f in w[2]] for i, w in enumerate(want)]
+        assert host(groups).tolist() == flat
+    ranked, ordered, groups = P.rank_rows(to(labels), to(scores), to(valid), ascending_labels=ascending_labels)
+    assert groups is None and host(ranked).tolist() == [w[0] for w in want]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rank_rows_of_random_rows_equals_python_sort(backend):
+    rng = np.random.default_rng(7)
+    for ascending_labels in (False, True):
+        for _ in range(20):
+            n, width = int(rng.integers(1, 5)), int(rng.integers(1, 9))
+            labels = rng.integers(0, 4, (n, width)).astype(np.float64)
+            if rng.random() < 0.3:
+                labels = labels / 2  # fractional labels: the lexsort path
+            scores = rng.integers(0, 3, (n, width)).astype(np.float64)
+            lengths = rng.integers(0, width + 1, n)
+            valid = np.arange(width) < lengths[:, None]
+            to = converter(backend)
+            ranked, ordered, _ = P.rank_rows(to(labels), to(scores), to(valid), ascending_labels=ascending_labels)
+            want = [rank_row_oracle(list(a), list(s), k, ascending_labels) for a, s, k in zip(labels, scores, lengths)]
+            assert host(ranked).tolist() == [w[0] for w in want]
+            assert host(ordered).tolist() == [w[1] for w in want]

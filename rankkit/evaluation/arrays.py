@@ -82,8 +82,21 @@ def _call(column: str, func, r: Rankings, kwargs: dict[str, Any], *args):
         raise ValueError(f"metric {column}: {exc}") from None
 
 
+#: The aggregates of the metrics of model scores that per-query values cannot give.
+_POOLED = {"rows": "computed over all rows at once", "pairs": "a ratio of the pairs of all queries",
+           "weighted": "a weighted mean over queries"}
+
+
 def aggregate_column(values: np.ndarray, info: MetricInfo):
-    """One column's ``all`` value, as its registry row says (see :func:`rankkit.aggregate`)."""
+    """One column's ``all`` value, as its registry row says (see :func:`rankkit.aggregate`).
+
+    The metrics of model scores that pool rows or pairs (AUC, MSE, MAE, PNR) or weight
+    queries (GAUC) cannot be aggregated from their per-query values: a ValueError points to
+    the :class:`~rankkit.evaluation.ScoreTable`'s own ``all``."""
+    if info.aggregate in _POOLED:
+        raise ValueError(f"{info.name}'s all value is {_POOLED[info.aggregate]}, which its per-query values "
+                         "cannot give: take it from the ScoreTable of rk.evaluate_scores (table.all, or "
+                         "rk.aggregate(table))")
     n = values.shape[0]
     if not is_numpy(values):  # another array library (evaluate_scores): the mean, there
         return query_sum(values) / n if n else query_sum(values)
