@@ -22,6 +22,10 @@ def evaluate(qrels, run, metrics, **options):
     if is_dask(qrels) or is_dask(run):
         from . import dask as on_dask  # late: only Dask inputs load rankkit.dask (import rankkit never does)
 
+        given = [k for k in _RUN_FILE_ONLY if options.get(k) not in (None, False)]
+        if given:
+            raise TypeError(f"{', '.join(k + '=' for k in given)} concern a run file read in blocks; Dask inputs are "
+                            "read by their partitions: leave it out")
         options = {k: v for k, v in options.items() if k not in _RUN_FILE_ONLY}
         return on_dask.evaluate(qrels, run, metrics, **options)
     return _evaluate(qrels, run, metrics, **options)

@@ -394,3 +394,16 @@ def test_without_dask_the_error_says_which_extra_to_install(monkeypatch):
 def test_metrics_of_model_scores_are_refused_before_anything_is_read(tmp_path):
     with pytest.raises(ValueError, match=r"metric AUC needs the model's scores: use rk.evaluate_scores"):
         rd.evaluate(tmp_path / "missing.qrels", tmp_path / "missing.run", ["nDCG@10", "AUC"])
+
+
+def test_rk_evaluate_refuses_the_run_file_options_for_dask_inputs():
+    """memory= and progress= bound and show the reading of a run file in blocks; a Dask run
+    is read by its partitions: refused (rankkit.dask.evaluate refuses them too), not dropped."""
+    qrels, run = _fixed()
+    lazy = dd.from_pandas(run, npartitions=2)
+    with pytest.raises(TypeError, match="memory= concern a run file read in blocks"):
+        rk.evaluate(qrels, lazy, ["P@1"], memory="1GB")
+    with pytest.raises(TypeError, match="progress= concern a run file"):
+        rk.evaluate(qrels, lazy, ["P@1"], progress=True)
+    with pytest.raises(TypeError, match="takes no memory= option"):
+        rd.evaluate(qrels, lazy, ["P@1"], memory="1GB")

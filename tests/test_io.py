@@ -561,3 +561,19 @@ def test_a_plain_file_in_blocks_is_the_file_parsed_whole(tmp_path_factory, lines
     line = bad.count(b"\n")
     with pytest.raises(ValueError, match=rf"run\.txt line {line}: expected at least 6 columns, got 3"):
         list(blocks(str(path), "run", size))
+
+
+def test_a_bug_in_the_clean_scan_is_raised_not_hidden_by_the_careful_parser(tmp_path, monkeypatch):
+    """The scan that vouches for pyarrow's parse runs in a thread; an error it does not
+    expect (a bug) reaches the caller instead of switching silently to the slower parser."""
+    from rankkit.io import trec_format
+
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n")
+
+    def broken(self, view, start, end):
+        raise RuntimeError("a bug in the scan")
+
+    monkeypatch.setattr(trec_format._CleanScan, "check", broken)
+    with pytest.raises(RuntimeError, match="a bug in the scan"):
+        read_run(path)

@@ -587,7 +587,7 @@ class _Proof(threading.Thread):
 
     def __init__(self, inp: _Input):
         super().__init__(daemon=True, name="rankkit-clean-scan")
-        self._inp, self.scan, self.stop = inp, _CleanScan(), False
+        self._inp, self.scan, self.stop, self.error = inp, _CleanScan(), False, None
 
     def run(self) -> None:
         try:
@@ -598,8 +598,10 @@ class _Proof(threading.Thread):
                         break
                     if hasattr(view, "madvise"):  # let go of the pages read (peak memory)
                         view.madvise(mmap.MADV_DONTNEED, start - start % mmap.PAGESIZE, end - start)
-        except Exception:  # noqa: BLE001 - an empty file cannot be mapped; others: unproven
+        except (ValueError, OSError):  # an empty file cannot be mapped; a file gone: not proven clean
             self.scan.failed = True
+        except BaseException as exc:  # a bug of the scan: raised by the reader, never a silent fallback
+            self.scan.failed, self.error = True, exc
         if self.stop:
             self.scan.failed = True
 
@@ -646,6 +648,8 @@ def _csv_plain(inp: _Input, kind: str, delimiter: str) -> tuple[pa.Table, _Clean
         raise
     finally:
         proof.join()
+        if proof.error is not None:
+            raise proof.error
 
 
 def _csv_fed(inp: _Input, kind: str, delimiter: str) -> tuple[pa.Table, _CleanScan]:
