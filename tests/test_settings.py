@@ -49,6 +49,9 @@ BAD = [
     ({"judged_only": "yes"}, "judged_only must be True or False, got 'yes'"),
     ({"max_grade": 0}, "max_grade must be a positive number, got 0"),
     ({"memory": "lots"}, "memory must be a size such as 600MB"),
+    ({"n_docs": -1}, "n_docs must be a non-negative integer, got -1"),
+    ({"n_docs": 2.5}, "n_docs must be a non-negative integer, got 2.5"),
+    ({"columns": ["topic"]}, "columns must be a mapping of column names"),
 ]
 
 

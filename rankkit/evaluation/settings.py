@@ -1,12 +1,13 @@
 """The settings of one evaluation, checked once: :class:`Settings`.
 
-:func:`rankkit.evaluate`, :func:`rankkit.rank`, :func:`rankkit.dask.evaluate`,
-:func:`rankkit.compare` and the command line take their options as keywords (the public
-signatures), build one :class:`Settings` from them, and pass it down: to the join
-(:func:`rankkit.join.rank_frames` reads ``ties``, ``depth``, ``judged_only``), to the run
-read in blocks (:mod:`rankkit.evaluation.stream`: ``memory``, ``progress``), to the scoring
-(``rel``, ``max_grade``, ``n_docs``) and to trec_eval's printer. Every check of an option
-is here, and only here.
+:func:`rankkit.evaluate`, :func:`rankkit.dask.evaluate` and trec_eval's printers take every
+field as a keyword (their signatures are built from the fields: :func:`takes_options`), or
+one :class:`Settings` as ``settings=``; :func:`rankkit.rank` and the command line build one
+from their own arguments. It is passed down: to the join (``ties``, ``depth``,
+``judged_only``), to the run read in blocks (:mod:`rankkit.evaluation.stream`: ``memory``,
+``progress``), to the scoring (``rel``, ``max_grade``, ``n_docs``) and to trec_eval's
+printer, through the one pipeline (:mod:`rankkit.evaluation.pipeline`). Every check of an
+option is here, and only here.
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ class Settings:
             "depth": check_k(self.depth, "depth"),
             "judged_only": _flag(self.judged_only, "judged_only"),
             "memory": parse_memory(self.memory),
+            "n_docs": _count(self.n_docs, "n_docs"),
+            "columns": _columns(self.columns),
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
@@ -193,6 +196,21 @@ def takes_options(*, leave_out: Iterable[str] = ("memory_in_use",)) -> Callable:
         return call
 
     return decorate
+
+
+def _count(value, name: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def _columns(value) -> Mapping[str, str] | None:
+    if value is not None and not (isinstance(value, Mapping) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
+        raise ValueError(f"columns must be a mapping of column names to rankkit's names, got {value!r}")
+    return value
 
 
 def _max_grade(value) -> float | None:
