@@ -155,7 +155,8 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
     ev.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")
     ev.add_argument("runs", metavar="RUN", nargs="+",
                     help="run: qid Q0 docno rank score tag (.gz too; - reads standard input); several runs are "
-                         "evaluated in turn, each printed as trec_eval prints it")
+                         "evaluated in turn, each printed as trec_eval prints it, told apart by its runid line "
+                         "(with -m, add -m runid; or --format csv|json, which name each run)")
     ev.add_argument(
         "-m", "--metric", "--measure", action="append", dest="metrics", metavar="SPEC",
         help="measure, repeatable: a trec_eval name (map, P.5,10, ndcg_cut, rbp.p=0.8), a "

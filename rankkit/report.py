@@ -154,7 +154,10 @@ def _note(table: pd.DataFrame, mark: str, layout: str = "long") -> str:
     tests = {"t": "paired t-test", "randomization": "paired randomization test",
              "bootstrap": "paired bootstrap test", "wilcoxon": "Wilcoxon signed-rank test",
              "tukey": "Tukey's HSD"}
-    corr = "no correction" if correction == "none" else f"{correction} correction per metric"
+    if test == "tukey":  # its intervals and p-values cover every pair of the family already
+        corr = "which corrects for every comparison of a metric itself"
+    else:
+        corr = "no correction" if correction == "none" else f"{correction} correction per metric"
     if layout == "wide":
         base = table["baseline"].iloc[0] if len(table) else ""
         return (f"Means; {mark} significantly different from {base} at alpha = {alpha:g} "
