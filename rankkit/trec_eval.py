@@ -141,9 +141,14 @@ def evaluate_like_trec_eval(
     summary = aggregate(table)
     for column, value in geometric.items():
         summary[column] = value
-    if complete and "num_rel" in table.columns:  # trec_eval counts every label > 0 here
-        summary["num_rel"] = float((judgments.grades > 0).sum())
+    _num_rel_of_every_judged_query(summary, judgments.grades, settings)
     return table, summary
+
+
+def _num_rel_of_every_judged_query(summary: Any, grades: np.ndarray, settings: Settings) -> None:
+    """trec_eval -c's ``all`` line of num_rel: every label above 0 of the judgments."""
+    if settings.queries == "qrels" and "num_rel" in summary:
+        summary["num_rel"] = float((grades > 0).sum())
 
 
 #: trec_eval's MISSING_ZSCORE_VALUE: a value -Z has no mean and deviation for.
@@ -425,14 +430,10 @@ def _run_text(judgments: Any, run: str | os.PathLike, measures: dict[str, Metric
 
     blocks, tag = run_blocks(run, settings)
     scored = score_run(judgments, blocks, lambda r: _trec_values(r, measures, settings, named), settings, tag=tag)
-    ids, values, tag = scored.ids, scored.values, scored.tag
+    ids, values = scored.ids, scored.tagged(measures)
     infos = {column: metric.info for column, metric in measures.items()}
-    for column, metric in measures.items():
-        if metric.name == "runid":
-            values[column] = np.array([tag or ""] * len(ids), dtype=object)
     summary = {column: aggregate_column(values[column], infos[column]) for column in measures}
-    if settings.queries == "qrels" and "num_rel" in values:  # trec_eval counts every label > 0 here
-        summary["num_rel"] = float((judgments.grades > 0).sum())
+    _num_rel_of_every_judged_query(summary, judgments.grades, settings)
     text = _per_query_text(ids, values, infos) if per_query else ""
     lines = _lines(ids, values, summary, infos, per_query=False, summary_lines=summary_lines)
     return text + "".join(line + "\n" for line in lines)

@@ -162,6 +162,14 @@ class Scored:
     flags: tuple[np.ndarray, np.ndarray, np.ndarray]
     unscored: dict | None
 
+    def tagged(self, columns: dict) -> dict[str, np.ndarray]:
+        """The values, with the ``runid`` columns of ``columns`` (name -> Metric) set to the
+        run's tag (known once the whole run is read)."""
+        for column, metric in columns.items():
+            if metric.name == "runid":
+                self.values[column] = np.array([self.tag or ""] * len(self.ids), dtype=object)
+        return self.values
+
 
 def boxes(blocks: Iterable[RunBlock], ahead: bool) -> Iterable[list[RunBlock]]:
     """Blocks in boxes of one, which :func:`score_run` empties (then nothing else holds a

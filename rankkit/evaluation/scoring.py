@@ -130,10 +130,7 @@ def table_of(scored: Scored, columns: dict[str, Metric]) -> pd.DataFrame:
     """The per-query table of a run's values (:func:`~rankkit.evaluation.pipeline.score_run`):
     index ``query_id`` in trec_eval's order, ``runid`` columns set to the run's tag (known
     once the whole run is read), ``attrs["unscored"]`` the queries left out."""
-    for column, metric in columns.items():
-        if metric.name == "runid":
-            scored.values[column] = np.array([scored.tag or ""] * len(scored.ids), dtype=object)
-    table = frame_of(scored.values, query_index(scored.ids), columns)
+    table = frame_of(scored.tagged(columns), query_index(scored.ids), columns)
     table.attrs["unscored"] = scored.unscored
     return table
 
