@@ -31,12 +31,11 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_option
-from .evaluation.pipeline import QueryJudgments, RunBlock, score_run
+from .evaluation.pipeline import QueryJudgments, RunBlock, Scored, merged, score_run
 from .evaluation.scoring import aggregate as _aggregate_table
-from .evaluation.scoring import expand_metrics, is_dask, measure, table_of, unscored_queries
+from .evaluation.scoring import expand_metrics, is_dask, measure, table_of
 from .evaluation.settings import Settings, takes_options
 from .io.checks import COLUMN_NAMES
-from .io.keys import id_bytes, query_index, trec_order
 from .io.readers import read_qrels as _read_qrels
 from .io.readers import read_run as _read_run
 from .join import Matched
@@ -412,12 +411,8 @@ def _score_partition(run: pd.DataFrame, qrels: pd.DataFrame, max_grade, tag, set
     scored = score_run(judgments, blocks, lambda r: measure(specs)(r, settings), settings, tag=lambda: tag,
                        matched=matched)
     table = table_of(scored, specs)
-    ids, in_run, in_qrels = scored.flags
-    table.attrs[_INFO] = {
-        "no judgments": ids[in_run & ~in_qrels].tolist(),
-        "not in the run": ids[in_qrels & ~in_run].tolist(),
-        "queries": settings.queries, "ties": settings.ties, "matched": matched,
-    }
+    table.attrs[_INFO] = {"flags": scored.flags, "tag": scored.tag, "columns": specs,
+                          "queries": settings.queries, "ties": settings.ties, "matched": matched}
     return table
 
 
@@ -486,38 +481,27 @@ def _compute(tables: tuple, kwargs: dict):
 
 
 def _combine(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """The partitions of one table as :func:`rankkit.evaluate` returns it."""
+    """The partitions of one table as :func:`rankkit.evaluate` returns it: their values and
+    flags merged by the pipeline (:func:`rankkit.evaluation.pipeline.merged`)."""
     infos = [frame.attrs.get(_INFO) for frame in frames]
     if not frames or any(info is None for info in infos):
         raise ValueError("tables must be what rankkit.dask.evaluate returned, without changes")
-    scored = [frame for frame in frames if len(frame)] or frames[:1]  # empty ones: object dtypes
-    table = pd.concat(scored) if len(scored) > 1 else scored[0]
-    ids = table.index.tolist()
-    order = trec_order(ids)
-    # built as rankkit.evaluate builds it (Dask may have changed dtypes on the way)
-    data = {c: np.asarray(table[c].to_numpy()[order], dtype=object if table[c].dtype != np.float64 else np.float64)
-            for c in table.columns}
-    table = pd.DataFrame(data, index=query_index([ids[i] for i in order]), columns=table.columns)
-    queries, ties = infos[0]["queries"], infos[0]["ties"]
-    flags = _flags(ids, [q for i in infos for q in i["no judgments"]], [q for i in infos for q in i["not in the run"]])
+    columns = infos[0]["columns"]
     matched = Matched()
     for info in infos:
         matched.merge(info["matched"])
-    matched.warn()  # as rankkit.evaluate warns, before the queries left out
-    _, unscored = unscored_queries(*flags, queries)
-    table.attrs = {"metrics": frames[0].attrs["metrics"], "unscored": unscored, "queries": queries, "ties": ties}
+    parts = [Scored(frame.index.tolist(), _values(frame, columns), info["tag"], info["flags"], None)
+             for frame, info in zip(frames, infos)]
+    scored = merged(parts, infos[0]["queries"], matched)
+    table = table_of(scored, columns)
+    table.attrs.update(queries=infos[0]["queries"], ties=infos[0]["ties"])
     return table
 
 
-def _flags(scored: list, no_judgments: list, not_in_run: list) -> tuple[pd.Index, np.ndarray, np.ndarray]:
-    """Every query of an evaluation in trec_eval's order, with whether each is in the run
-    and in the judgments, for :func:`rankkit.evaluation.scoring.unscored_queries` (its
-    warnings, its unscored report, its check of common queries)."""
-    ids = sorted({*scored, *no_judgments, *not_in_run}, key=id_bytes)
-    missing, lacking = set(not_in_run), set(no_judgments)
-    in_run = np.array([q not in missing for q in ids], dtype=bool)
-    in_qrels = np.array([q not in lacking for q in ids], dtype=bool)
-    return pd.Index(ids, dtype=object), in_run, in_qrels
+def _values(frame: pd.DataFrame, columns: dict) -> dict[str, np.ndarray]:
+    """A partition's columns as the pipeline holds them (Dask may have changed dtypes)."""
+    return {c: np.asarray(frame[c].to_numpy(), dtype=object if m.info.kind == "str" else np.float64)
+            for c, m in columns.items()}
 
 
 def aggregate(table, **kwargs) -> pd.Series:

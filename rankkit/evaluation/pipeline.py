@@ -225,6 +225,33 @@ def score_run(judgments: QueryJudgments, blocks: Iterable[list[RunBlock]], measu
     return Scored(ids, values, tag(), flags, unscored)
 
 
+def merged(parts: list[Scored], queries: str, matched: Matched) -> Scored:
+    """One run's :class:`Scored` from those of its parts, each a share of the run's queries
+    scored apart against every judgment (:mod:`rankkit.dask`'s partitions, with ``matched``
+    given to :func:`score_run`): the values in trec_eval's query order, a query in the run
+    when some part holds it, and the warnings and the queries left out as :func:`score_run`
+    gives them for the whole run."""
+    ids = np.concatenate([part.flags[0] for part in parts]) if parts else np.zeros(0, dtype=object)
+    in_run = np.concatenate([part.flags[1] for part in parts]) if parts else np.zeros(0, dtype=bool)
+    in_qrels = np.concatenate([part.flags[2] for part in parts]) if parts else np.zeros(0, dtype=bool)
+    seen: dict = {}
+    for i, q in enumerate(ids.tolist()):
+        seen.setdefault(q, []).append(i)
+    names = list(seen)
+    order = trec_order(names)
+    flag_ids = np.empty(len(names), dtype=object)
+    flag_ids[:] = [names[i] for i in order]
+    rows = [seen[names[i]] for i in order]
+    flags = (flag_ids, np.array([in_run[r].any() for r in rows], dtype=bool),
+             np.array([in_qrels[r].any() for r in rows], dtype=bool))
+    matched.warn()  # as score_run warns, before the queries left out
+    _, unscored = unscored_queries(*flags, queries)
+    ids_, values = _in_trec_order([(part.ids, part.values) for part in parts if len(part.ids)] or
+                                  [(parts[0].ids, parts[0].values)])
+    tags = [part.tag for part in parts if part.tag is not None]
+    return Scored(ids_, values, tags[-1] if tags else None, flags, unscored)
+
+
 _NO_IDS = pa.chunked_array([], type=pa.large_string())
 
 

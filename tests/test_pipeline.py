@@ -1,0 +1,60 @@
+"""The one pipeline of every run: a run scored in parts and merged equals the run scored whole."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankkit as rk
+from rankkit.evaluation.pipeline import QueryJudgments, RunBlock, merged, score_run
+from rankkit.evaluation.scoring import expand_metrics, measure
+from rankkit.evaluation.settings import Settings
+from rankkit.join import Matched
+
+QRELS = {"10": {"a": 1, "b": 2}, "2": {"c": 1}, "7": {"x": 1}, "3": {"d": 0}}
+RUN = pd.DataFrame({"query_id": ["2", "2", "10", "10", "9", "3"],
+                    "doc_id": ["c", "z", "b", "a", "q", "d"],
+                    "score": [3.0, 2.0, 5.0, 4.0, 1.0, 1.0]})
+METRICS = ["RR", "nDCG@2", "num_ret"]
+
+
+def _scored_in(shares: list[set], queries: str):
+    """The run and the judgments split by query into ``shares``, each share scored apart,
+    then merged, as rankkit.dask scores its partitions (both shuffled by query)."""
+    settings = Settings.of(None, queries=queries)
+    specs = expand_metrics(METRICS)
+    matched = Matched()
+    scored = []
+    for share in shares:
+        qrels = rk.read_qrels({q: docs for q, docs in QRELS.items() if q in share})
+        part = RUN[RUN.query_id.isin(share)]
+        scored.append(score_run(QueryJudgments.of_frame(qrels), RunBlock.whole_run(rk.read_run(part)),
+                                lambda r: measure(specs)(r, settings), settings, matched=matched))
+    return merged(scored, queries, matched)
+
+
+SHARES = [[{"2", "10", "7"}, {"9", "3"}], [{"2"}, {"10", "9"}, {"7", "3"}], [{"2", "10", "7", "9", "3"}]]
+
+
+@pytest.mark.parametrize("queries", ["run", "qrels"])
+@pytest.mark.parametrize("shares", SHARES)
+def test_a_run_scored_in_parts_and_merged_equals_the_whole(queries, shares):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        whole = rk.evaluate(QRELS, RUN, METRICS, queries=queries)
+    expected_warnings = sorted(str(w.message) for w in caught)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scored = _scored_in(shares, queries)
+    assert scored.ids == whole.index.tolist()
+    for column in METRICS:
+        np.testing.assert_array_equal(scored.values[column], whole[column].to_numpy())
+    assert scored.unscored == whole.attrs["unscored"]
+    assert sorted(str(w.message) for w in caught) == expected_warnings
+    ids, in_run, in_qrels = scored.flags
+    assert ids.tolist() == sorted(ids.tolist(), key=lambda q: q.encode())  # trec_eval's order
+    assert dict(zip(ids.tolist(), in_run.tolist()))["9"] and not dict(zip(ids.tolist(), in_qrels.tolist()))["9"]
+    assert not dict(zip(ids.tolist(), in_run.tolist()))["7"]
