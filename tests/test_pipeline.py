@@ -58,3 +58,27 @@ def test_a_run_scored_in_parts_and_merged_equals_the_whole(queries, shares):
     assert ids.tolist() == sorted(ids.tolist(), key=lambda q: q.encode())  # trec_eval's order
     assert dict(zip(ids.tolist(), in_run.tolist()))["9"] and not dict(zip(ids.tolist(), in_qrels.tolist()))["9"]
     assert not dict(zip(ids.tolist(), in_run.tolist()))["7"]
+
+
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_the_commands_reader_names_a_duplicates_lines_without_reading_frames(tmp_path, monkeypatch, capsys, kind):
+    """The command's reader of arrays and the frames' readers share one duplicate check and
+    one message: the command no longer falls back to frames to name the lines."""
+    from rankkit.cli import main
+    from rankkit.io import readers
+
+    lines = {"qrels": "q1 0 a 1\nq2 0 b 1\nq1 0 c 0\nq1 0 a 0\n",
+             "run": "q1 Q0 a 1 0.9 t\nq1 Q0 c 2 0.5 t\nq2 Q0 b 1 0.7 t\nq2 Q0 d 2 0.6 t\nq2 Q0 b 3 0.1 t\n"}
+    other = {"qrels": "q1 Q0 a 1 0.9 t\n", "run": "q1 0 a 1\nq2 0 b 1\n"}
+    (tmp_path / kind).write_text(lines[kind])
+    (tmp_path / "other").write_text(other[kind])
+    files = [str(tmp_path / kind), str(tmp_path / "other")]
+
+    def no_frames(*args, **kwargs):
+        raise AssertionError("read as frames")
+
+    monkeypatch.setattr(readers, "_from_file", no_frames)
+    assert main(["evaluate", *(files if kind == "qrels" else files[::-1]), "-m", "P@5"]) == 2
+    twice = {"qrels": f"{files[0]} lines 1 and 4: document 'a' is judged twice for query 'q1'",
+             "run": f"{files[0]} lines 3 and 5: document 'b' is retrieved twice for query 'q2'"}
+    assert twice[kind] in capsys.readouterr().err

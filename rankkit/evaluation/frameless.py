@@ -9,9 +9,10 @@ the evaluation is every run's (:func:`rankkit.evaluation.pipeline.score_run`), s
 values are those of any other way of reading the files, bit for bit.
 
 Only the usual case is read here: two regular TREC files, UTF-8 ids, a run grouped by
-query, no duplicate. Anything else raises :class:`Unsupported` before any output, and the
-command reads the files as frames (:mod:`rankkit.io`), whose readers say what they have
-to say (an error naming the file's lines, say).
+query. Anything else raises :class:`Unsupported` before any output, and the command reads
+the files as frames (:mod:`rankkit.io`), whose readers say what they have to say. A
+document listed twice for a query is the readers' error, found by their check
+(:func:`rankkit.io.checks.first_duplicate`) and naming the file's lines.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..io.checks import suspect_rows
+from ..io.checks import duplicate_error, first_duplicate
 from ..io.keys import doc_keys
-from ..io.run_blocks import Hashes, whole_queries
+from ..io.run_blocks import Hashes, query_hashes, whole_queries
 from ..io.trec_format import blocks as trec_file_blocks
-from ..io.trec_format import opened
+from ..io.trec_format import lines_of, opened
 from ..io.trec_format import parse as parse_trec_file
 from .memory import block_size, reads_ahead
 from .pipeline import QueryJudgments, RunBlock, boxes
@@ -97,33 +98,25 @@ def _query_codes(query_ids: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
     return [names[i] for i in order], remap[codes]
 
 
-def _check_duplicates(names: list, codes: np.ndarray, ids: pa.ChunkedArray) -> None:
-    """Unsupported if a document may be listed twice for a query (the frames' path then
-    confirms it and names the file's lines). The keys built here are the join's."""
+def _check_duplicates(inp: Any, kind: str, names: list, codes: np.ndarray, ids: pa.ChunkedArray) -> None:
+    """The readers' error naming the file's lines (:func:`rankkit.io.checks.check_duplicates`)
+    if a document is listed twice for a query. The keys built here are the join's."""
     keys, _ = doc_keys(ids)
-    if len(codes) < 2:
-        return
-    rows = suspect_rows(codes, keys, len(names))
-    if rows is None:
-        return
-    pairs = zip(codes[rows].tolist(), ids.take(pa.array(rows)).to_pylist())  # the few suspects
-    seen: set = set()
-    for pair in pairs:
-        if pair in seen:
-            raise Unsupported("a duplicate")
-        seen.add(pair)
+    pair = first_duplicate(codes, keys, names, ids)
+    if pair is not None:
+        raise duplicate_error(pair, kind, inp.name, lambda query, doc: lines_of(inp, query, doc))
 
 
 def file_judgments(path: Any) -> QueryJudgments:
     """A TREC judgments file (a path) as :class:`~rankkit.evaluation.pipeline.QueryJudgments`;
-    Unsupported if an id is not UTF-8 or a document may be judged twice for a query."""
+    Unsupported if an id is not UTF-8; the readers' error for a document judged twice."""
     with opened(path) as inp:
         _, query_ids, doc_ids, values, _ = parse_trec_file(inp, "qrels")
-    names, codes = _query_codes(query_ids)
-    del query_ids
-    ids = _text_ids(doc_ids)
-    ids = pa.chunked_array([ids.combine_chunks()]) if ids.num_chunks > 1 else ids
-    _check_duplicates(names, codes, ids)
+        names, codes = _query_codes(query_ids)
+        del query_ids
+        ids = _text_ids(doc_ids)
+        ids = pa.chunked_array([ids.combine_chunks()]) if ids.num_chunks > 1 else ids
+        _check_duplicates(inp, "qrels", names, codes, ids)
     return QueryJudgments(names, codes, np.asarray(values, dtype=np.float64), ids)
 
 
@@ -132,7 +125,7 @@ def run_blocks(path: Any, settings: Any) -> tuple[Any, Callable[[], str | None]]
     run's size (:func:`~rankkit.evaluation.memory.block_size`), in boxes
     (:func:`~rankkit.evaluation.pipeline.boxes`), and a function giving its tag once they
     are read. Unsupported, raised while they are read, for a run not grouped by query, an
-    id that is not UTF-8, a duplicate, or no line at all."""
+    id that is not UTF-8 or no line at all; the readers' error for a duplicate."""
     budget = settings.block_budget()  # sized now: the judgments are read
     with opened(path) as inp:
         run_bytes = inp.size  # (None if compressed: then the bound alone sizes the blocks)
@@ -162,10 +155,10 @@ class _RunBlocks:
                 query_ids, doc_ids, scores = box.pop()
                 names, codes = _query_codes(query_ids)
                 del query_ids
-                if not done.add(np.fromiter((hash(q) for q in names), dtype=np.int64, count=len(names))):
+                if not done.add(query_hashes(names)):
                     raise Unsupported("a run not grouped by query")
                 ids = _text_ids(doc_ids)
-                _check_duplicates(names, codes, ids)
+                _check_duplicates(inp, "run", names, codes, ids)
                 any_line = True
                 yield RunBlock(names, codes, ids, np.asarray(scores, dtype=np.float64))
         if not any_line:

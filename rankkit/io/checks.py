@@ -111,25 +111,36 @@ def check_duplicates(df: pd.DataFrame, kind: str, where: str, lines: Any = None)
     reuses them.
     """
     keys, _ = doc_keys(arrow_ids(df.doc_id))
-    if len(df) < 2:
-        return
-    idx = suspect_rows(np.asarray(df.query_id.cat.codes), keys, len(df.query_id.cat.categories))
-    if idx is None:
-        return
-    # Confirm on the strings (a hash collision is not an error).
-    import pandas as pd
+    pair = first_duplicate(np.asarray(df.query_id.cat.codes), keys, df.query_id.cat.categories, df.doc_id.to_numpy())
+    if pair is not None:
+        raise duplicate_error(pair, kind, where, lines)
 
-    sub = pd.DataFrame({"q": df.query_id.to_numpy()[idx], "d": df.doc_id.to_numpy()[idx]}, dtype=object)
-    dup = sub.duplicated(keep=False).to_numpy()
-    if dup.any():
-        first = sub[dup].iloc[0]
-        what = "judged" if kind == "qrels" else "retrieved"
-        found = lines(first.q, first.d) if lines is not None else []
-        at = f" line{'s' if len(found) > 1 else ''} {' and '.join(map(str, found))}" if found else ""
-        raise ValueError(
-            f"{where}{at}: document {first.d!r} is {what} twice for query {first.q!r} "
-            f"(trec_eval rejects duplicates; remove one)"
-        )
+
+def first_duplicate(codes: np.ndarray, keys: np.ndarray, names: Any, ids: Any) -> tuple[Any, Any] | None:
+    """The first (query id, document id) listed twice, in row order, given each row's query
+    code (into ``names``), document key (:func:`rankkit.io.keys.doc_keys`) and document id
+    (an Arrow column or a NumPy array); None if there is none. Only the rows :func:`suspect_rows` names are
+    compared on their ids (a hash collision is not a duplicate)."""
+    rows = suspect_rows(codes, keys, len(names)) if len(codes) > 1 else None
+    if rows is None:
+        return None
+    docs = ids[rows].tolist() if isinstance(ids, np.ndarray) else ids.take(pa.array(rows)).to_pylist()
+    pairs = list(zip(codes[rows].tolist(), docs))  # the few suspects
+    seen: set = set()
+    twice = {pair for pair in pairs if pair in seen or seen.add(pair)}
+    first = next((pair for pair in pairs if pair in twice), None)
+    return None if first is None else (names[first[0]], first[1])
+
+
+def duplicate_error(pair: tuple[Any, Any], kind: str, where: str, lines: Any = None) -> ValueError:
+    """The error for a document listed twice for a query (``pair``), naming the file's lines
+    when ``lines`` finds them."""
+    query, doc = pair
+    what = "judged" if kind == "qrels" else "retrieved"
+    found = lines(query, doc) if lines is not None else []
+    at = f" line{'s' if len(found) > 1 else ''} {' and '.join(map(str, found))}" if found else ""
+    return ValueError(f"{where}{at}: document {doc!r} is {what} twice for query {query!r} "
+                      f"(trec_eval rejects duplicates; remove one)")
 
 
 def suspect_rows(codes: np.ndarray, keys: np.ndarray, n: int) -> np.ndarray | None:

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["whole_queries", "Hashes"]
+__all__ = ["whole_queries", "Hashes", "query_hashes"]
 
 
 def whole_queries(blocks: Iterator[tuple]) -> Iterator[list[tuple]]:
@@ -53,9 +53,6 @@ class Hashes:
             top = self._levels.pop()
             self._levels[-1] = np.union1d(self._levels[-1], top)
         return True
-
-
-# The old name, for rankkit.evaluation.frameless until it imports Hashes (then delete this line).
 
 
 def _joined(a: Any, b: Any) -> Any:
@@ -104,7 +101,7 @@ def _split(block: tuple, rows: np.ndarray) -> tuple:
     return block[0].filter(mask), block[1].filter(mask), block[2][rows]
 
 
-def _query_hashes(ids: Any, per_row: bool = False) -> np.ndarray:
+def query_hashes(ids: Any, per_row: bool = False) -> np.ndarray:
     """A 64-bit hash of each query id (the same within a process): of an Index of ids, or
     of each row of an Arrow column (``per_row``, through its distinct ids)."""
     if not per_row:

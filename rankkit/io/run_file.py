@@ -19,7 +19,7 @@ import pyarrow as pa
 from .checks import check_duplicates
 from .columnar import columnar_format
 from .layout import build_frame, query_series
-from .run_blocks import Hashes, _as_bytes, _query_hashes, whole_queries
+from .run_blocks import Hashes, _as_bytes, query_hashes, whole_queries
 from .trec_format import blocks as trec_file_blocks
 from .trec_format import lines_of, opened
 
@@ -91,7 +91,7 @@ class RunFile:
 
     def _frame(self, arrays: tuple, done: Hashes | None = None) -> pd.DataFrame:
         frame = build_frame(query_series(arrays[0], all_used=False), arrays[1], arrays[2], "run")
-        if done is not None and not done.add(_query_hashes(frame.query_id.cat.categories)):
+        if done is not None and not done.add(query_hashes(frame.query_id.cat.categories)):
             raise RunNotGrouped(self.name)
         check_duplicates(frame, "run", where=self.name,
                           lines=lambda query, doc: lines_of(self._input, query, doc))
@@ -109,7 +109,7 @@ class RunFile:
         try:
             for query_ids, doc_ids, scores in self._blocks(max(self.size // 2, 1)):  # copied twice below
                 table = pa.table([_as_bytes(query_ids), _as_bytes(doc_ids), pa.array(scores)], schema=schema)
-                part = _query_hashes(table.column(0), per_row=True) % parts
+                part = query_hashes(table.column(0), per_row=True) % parts
                 order = np.argsort(part, kind="stable")  # the block's lines, part by part
                 table = table.take(order)
                 bounds = np.searchsorted(part[order], np.arange(parts + 1))
