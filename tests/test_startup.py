@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from rankkit.cli import main
-from rankkit.evaluation.frameless import Unsupported
 from rankkit.trec_eval import evaluate_like_trec_eval, trec_eval_text, trec_lines, trec_measures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,12 +116,12 @@ def test_the_frames_path_of_the_command_finds_pandas(flags):
     assert "pandas" in loaded
 
 
-def test_a_failure_goes_to_the_frames_path_with_its_message(tmp_path):
+def test_a_duplicate_is_the_readers_error_on_both_paths(tmp_path):
     run = tmp_path / "run.txt"
     run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq1 Q0 a 3 0.5 t\n")
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 a 1\n")
-    with pytest.raises(Unsupported):
+    with pytest.raises(ValueError, match="run.txt lines 1 and 3: document 'a' is retrieved twice for query 'q1'"):
         trec_eval_text(qrels, run, trec_measures(None))
     out, err, _, status = entry_point("evaluate", str(qrels), str(run))
     assert status == 2 and out == ""
