@@ -287,9 +287,10 @@ def metric_tables() -> str:
            "| rankkit, function | other names | parameters | what it measures |",
            "| --- | --- | --- | --- |"]
     for name, info in names.REGISTRY.items():
+        trec = [_trec_spelling(t) for t in info.trec]
+        also = [a for a in info.aliases if a not in info.ir_measures and a not in trec]  # each name once
         others = [(label, ", ".join(_code(x) for x in xs)) for label, xs in (
-            ("trec_eval", [_trec_spelling(t) for t in info.trec]), ("ir_measures", info.ir_measures),
-            ("also", info.aliases)) if xs]
+            ("trec_eval", trec), ("ir_measures", info.ir_measures), ("also", also)) if xs]
         params = ", ".join(f"[{_code(p.name)}](param-{name})" for p in info.parameters)
         other = "; ".join(f"{label}: {spelled}" for label, spelled in others)
         out.append(f"| {_code(_spec(name, info))} {_func_link(name, paths)} | {other} | {params} | "
@@ -304,7 +305,8 @@ def metric_tables() -> str:
     for trec_name in names.TREC_ORDER:
         row, trec = names.TREC_FAMILIES[trec_name]
         fixed = ", ".join(_code(f"{k}={v!r}") for k, v in trec.fixed)
-        out.append(f"| {_code(_trec_spelling(trec))} | {_code(trec.defaults) if trec.defaults else ''} | "
+        defaults = trec.defaults.replace(",", ", ")  # a list breaks between its values, not inside one
+        out.append(f"| {_code(_trec_spelling(trec))} | {_code(defaults) if defaults else ''} | "
                    f"[{_code(row)}](metric-{row}) | {fixed} | {_func_link(row, paths)} |")
 
     out += ["", "(ir-measures-names)=", "## ir_measures' names", "",

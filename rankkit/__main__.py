@@ -10,8 +10,16 @@ def run() -> None:
     from . import process
 
     process.start(sys.argv[1:])  # before NumPy loads: its BLAS threads, glibc's malloc
-    from .cli import main
+    try:
+        from .cli import main
+    except ModuleNotFoundError as err:  # the slim install: name the extra in one line
+        from ._lazy import missing_extra
 
+        message = missing_extra(err, "the command rankkit")
+        if message is None:
+            raise
+        print(f"rankkit: error: {message}", file=sys.stderr)
+        process.end(2)
     process.end(main())
 
 

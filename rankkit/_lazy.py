@@ -12,6 +12,24 @@ from collections.abc import Callable, Iterable
 EXTRAS = {"pandas": "runs", "pyarrow": "runs", "scipy": "stats", "matplotlib": "plots"}
 
 
+def missing_extra(err: ModuleNotFoundError, what: str) -> str | None:
+    """One line saying which extra of ``rankkit-eval`` installs the library ``err`` found
+    missing, and how (rankkit installs from its source); None for a library no extra installs.
+
+    Examples
+    --------
+    >>> print(missing_extra(ModuleNotFoundError("No module named 'scipy'", name="scipy"), "compare"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    compare needs scipy, which is not installed: install the extra [stats]
+    (in rankkit's source folder: pip install ".[stats]"; [all] for every extra)
+    """
+    extra = EXTRAS.get((err.name or "").partition(".")[0])
+    if extra is None:
+        return None
+    return (f"{what} needs {err.name}, which is not installed: install the extra [{extra}] "
+            f'(in rankkit\'s source folder: pip install ".[{extra}]"; [all] for every extra)')
+
+
 def attach(package: str, names: dict[str, str], submodules: Iterable[str] = ()
            ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of a package whose names load on first use.
@@ -41,11 +59,10 @@ def attach(package: str, names: dict[str, str], submodules: Iterable[str] = ()
             else:
                 raise AttributeError(f"module {package!r} has no attribute {name!r}")
         except ModuleNotFoundError as err:
-            extra = EXTRAS.get((err.name or "").partition(".")[0])
-            if extra is None:
+            message = missing_extra(err, f"{package}.{name}")
+            if message is None:
                 raise
-            raise ModuleNotFoundError(f"{package}.{name} needs {err.name}, which is not installed: "
-                                      f'pip install "rankkit-eval[{extra}]" (or [all])', name=err.name) from None
+            raise ModuleNotFoundError(message, name=err.name) from None
         setattr(sys.modules[package], name, value)
         return value
 

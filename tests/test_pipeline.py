@@ -82,3 +82,13 @@ def test_the_commands_reader_names_a_duplicates_lines_without_reading_frames(tmp
     twice = {"qrels": f"{files[0]} lines 1 and 4: document 'a' is judged twice for query 'q1'",
              "run": f"{files[0]} lines 3 and 5: document 'b' is retrieved twice for query 'q2'"}
     assert twice[kind] in capsys.readouterr().err
+
+
+def test_a_run_given_as_judgments_is_told_to_swap_the_arguments():
+    run = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": [1.0]})
+    qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    with pytest.raises(ValueError, match=r"missing relevance; .*\(it looks like a run: swap the arguments, "
+                                         r"the judgments first\)"):
+        rk.evaluate(run, qrels, ["AP"])
+    with pytest.raises(ValueError, match=r"\(name yours with columns=\{'yours': 'score'\}\)"):
+        rk.evaluate(qrels, qrels.rename(columns={"relevance": "x"}), ["AP"])

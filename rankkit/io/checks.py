@@ -81,9 +81,13 @@ def find_columns(names: list, kind: str, columns: dict[str, str], what: str,
     missing = [role for role, name in zip(roles, (query, doc, value)) if name is None]
     if missing:
         wanted = ", ".join(f"{role} (or {' or '.join(COLUMN_NAMES[role][1:])})" for role in roles)
+        other = "run" if kind == "qrels" else "qrels"
+        swapped = missing == [roles[2]] and first(COLUMN_NAMES[FORMATS[other][0]]) is not None
+        hint = (f"it looks like a {other}: swap the arguments, the judgments first" if swapped else
+                f"name yours with columns={{'yours': '{missing[0]}'}}")
         raise ValueError(
             f"{what} must have {noun} {wanted}; missing {', '.join(missing)}; it has "
-            f"{', '.join(map(str, names)) or 'none'} (name yours with columns={{'yours': '{missing[0]}'}})"
+            f"{', '.join(map(str, names)) or 'none'} ({hint})"
         )
     return query, doc, value, is_rank
 
