@@ -13,6 +13,13 @@ memory. Two measures:
 
     python benchmarks/bench_fusion.py [--runs 10] [--queries 10000] [--docs 1000] [--method rrf]
     python benchmarks/bench_fusion.py --rankkit-only    # sizes where ranx does not fit in memory
+    python benchmarks/bench_fusion.py --runs 3 --queries 1000 --docs 100 --table   # one line a method
+
+``--table`` times every learned method (trained on the fused runs' own queries with seeded
+judgments: ranx's ``optimize_fusion`` or ``*_train`` then ``fuse``, against ``rk.fuse(...,
+qrels=...)``; probfuse with 10 segments, slidefuse with a window of 5) and Condorcet, in
+process, and checks that both libraries give the same run (Condorcet: on the queries where
+ranx's order does not depend on a Python set's, which the check skips otherwise).
 
 ranx holds about 5 GB per 10 million (query, document) entries here, so the full 10 x 10,000
 x 1,000 (100 million) is out of its reach on a 23 GB machine; ``--rankkit-only`` times rankkit
@@ -60,6 +67,95 @@ def frames(n_runs: int, n_queries: int, n_docs: int, seed: int = 0) -> list[pd.D
         out.append(rk.read_run(pd.DataFrame({"query_id": qids, "doc_id": pd.array(
             np.char.add("d", doc.astype(str)), dtype="string[pyarrow]"), "score": score.ravel()})))
     return out
+
+
+def judgments(runs: list[pd.DataFrame], seed: int = 1) -> dict:
+    """Seeded judgments of every query: a tenth of the pool's documents, labels 0-2."""
+    rng = np.random.default_rng(seed)
+    first = runs[0]
+    n_queries = len(first.query_id.cat.categories)
+    n_docs = len(first) // n_queries
+    qrels = {}
+    for q in range(n_queries):
+        docs = rng.choice(2 * n_docs, max(1, n_docs // 5), replace=False) + q * 2 * n_docs
+        qrels[f"q{q}"] = {f"d{d}": int(rng.integers(0, 3)) for d in docs}
+    return qrels
+
+
+LEARNED = {"probfuse": {"n_segments": 10}, "segfuse": {}, "posfuse": {}, "slidefuse": {"window": 5},
+           "mapfuse": {}, "bayesfuse": {}}
+
+
+def ranx_learned(qrels, ranx_runs, method: str, norm: str | None):
+    """ranx's training then fusion of a learned method (its ``optimize_fusion`` for the ones
+    without a setting; its ``*_train`` with ours for probfuse and slidefuse)."""
+    from ranx import Qrels, fuse, optimize_fusion
+    from ranx.fusion import probfuse_train, slidefuse_train
+
+    judged = Qrels(qrels)
+    if method == "probfuse":
+        params = {"probs": probfuse_train(judged, ranx_runs, LEARNED[method]["n_segments"])}
+    elif method == "slidefuse":
+        params = {"probs": slidefuse_train(judged, ranx_runs), "w": LEARNED[method]["window"]}
+    else:
+        params = optimize_fusion(judged, ranx_runs, norm=norm, method=method)
+    return fuse(ranx_runs, norm=norm, method=method, params=params)
+
+
+def per_method(runs: list[pd.DataFrame], norm: str | None) -> None:
+    """One line per learned method and Condorcet: ranx and rankkit in process."""
+    qrels = judgments(runs)
+    ranx_runs = [to_ranx(f) for f in runs]
+    print(f"{'method':<12} {'ranx cpu':>9} {'wall':>7} {'rankkit cpu':>12} {'wall':>7} {'cpu x':>6} {'wall x':>6}"
+          "  (seconds; x: ranx / rankkit)")
+    from ranx import fuse
+
+    for method in [*LEARNED, "condorcet"]:
+        if method in LEARNED:
+            def theirs_fn(m=method):
+                return ranx_learned(qrels, ranx_runs, m, norm)
+
+            def ours_fn(m=method):
+                return rk.fuse(runs, m, norm, qrels=qrels, **LEARNED[m])
+        else:
+            def theirs_fn(m=method):
+                return fuse(ranx_runs, norm=norm, method=m)
+
+            def ours_fn(m=method):
+                return rk.fuse(runs, m, norm)
+        theirs_fn(), ours_fn()  # numba compiles for these input types (strings of this length) first
+        theirs, r_cpu, r_wall = timed(theirs_fn)
+        ours, k_cpu, k_wall = timed(ours_fn)
+        agree = same(ours, theirs, runs if method == "condorcet" else None)
+        print(f"{method:<12} {r_cpu:9.2f} {r_wall:7.2f} {k_cpu:12.2f} {k_wall:7.2f} {r_cpu / k_cpu:6.1f} "
+              f"{r_wall / k_wall:6.1f}  {agree}")
+
+
+def same(ours: pd.DataFrame, theirs, runs: list[pd.DataFrame] | None) -> str:
+    """Whether both runs hold the same documents and scores; for Condorcet (``runs`` given)
+    on the queries where ranx's order is well defined (elsewhere it follows a Python set's)."""
+    mine: dict = {}
+    for q, d, s in ours.astype({"query_id": str, "doc_id": str}).itertuples(index=False):
+        mine.setdefault(q, {})[d] = s
+    theirs = theirs.to_dict()
+    if runs is None:
+        assert all(mine[q] == dict(theirs[q]) for q in mine), "rankkit and ranx differ"
+        return "same run"
+    ranked = [{q: dict(zip(g.doc_id.astype(str), range(len(g)))) for q, g in f.astype({"query_id": str}).groupby(
+        "query_id", sort=False)} for f in runs]  # the frames come in rank order
+    defined = [q for q in mine if _ranx_defined([r[q] for r in ranked], list(mine[q]))]
+    assert all(mine[q] == dict(theirs[q]) for q in defined), "rankkit and ranx differ where ranx is well defined"
+    return f"same run on the {len(defined)} of {len(mine)} queries where ranx's order is well defined"
+
+
+def _ranx_defined(ranked: list[dict], order: list) -> bool:
+    """Whether ranx's comparator orders these documents whatever its input order: for every
+    pair exactly one goes first (a run lacking both votes for the second), transitively."""
+    def first(x, y):
+        votes = sum(r.get(x, 10 ** 6) < r.get(y, 10 ** 6) for r in ranked)
+        return votes >= len(ranked) - votes
+
+    return all(first(a, b) and not first(b, a) for i, a in enumerate(order) for b in order[i + 1:])
 
 
 def to_ranx(frame: pd.DataFrame):
@@ -150,11 +246,15 @@ def main(argv=None) -> None:
     parser.add_argument("--norm", default="min-max")
     parser.add_argument("--skip", choices=("in-process", "whole-process"), default=None)
     parser.add_argument("--rankkit-only", action="store_true", help="time rankkit alone")
+    parser.add_argument("--table", action="store_true", help="learned methods and Condorcet, one line each")
     args = parser.parse_args(argv)
     norm = None if args.norm == "none" else args.norm
     print(f"{args.runs} runs x {args.queries:,} queries x {args.docs:,} documents, {args.method}, norm={norm}, "
           f"{os.cpu_count()} CPUs")
     runs = frames(args.runs, args.queries, args.docs)
+    if args.table:
+        per_method(runs, norm)
+        return
     if args.rankkit_only:
         rankkit_alone(runs, args.method, norm)
         return

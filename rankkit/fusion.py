@@ -21,14 +21,22 @@ ranx makes that a reader could miss, kept here:
   ``norm="borda"`` gives each run every candidate of the query;
 - every run must hold the same queries.
 
-Not offered: ranx's supervised methods (probfuse, segfuse, slidefuse, posfuse, mapfuse,
-bayesfuse) and Condorcet fusion, whose order in ranx follows a Python set's.
+The supervised methods (``probfuse``, ``segfuse``, ``slidefuse``, ``posfuse``, ``mapfuse``,
+``bayesfuse``) learn, per run, how likely a document at each position is relevant from
+training judgments (``qrels=``) and the runs on those queries (``train_runs=``, by default
+the runs themselves), then score every query with it; their values are ranx's to the last
+bit. ``condorcet`` and ``w_condorcet`` order each query's documents by pairwise majorities;
+where ranx's order follows a Python set's (cycles and pairwise ties), rankkit follows a
+documented rule (Copeland's wins, then the Borda count of votes, then the document id), and
+gives ranx's result wherever that is well defined.
 
 The fused run is ordered by query, then score descending, then document id descending
 (trec_eval's order of ties, so that a written rank agrees with how trec_eval reads it).
 
 Sums run in one documented order: over runs in the order given, and within a query in
-rank order (:func:`rankkit.ops.numerics.rank_sum`); no BLAS products.
+rank order (:func:`rankkit.ops.numerics.rank_sum`); what the learned methods learn, over the
+training queries in the order of their ids (``mapfuse``'s mean by ``numpy.mean``, ranx's
+order); no BLAS products.
 """
 
 from __future__ import annotations
@@ -44,7 +52,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._validation import check_number, check_option, check_probability
+from ._validation import check_number, check_option, check_probability, warn_user
 from .io import read_run
 from .io.keys import arrow_ids, doc_keys, keys_are_ids, pair_keys, take, word_count
 from .io.layout import build_frame
@@ -57,14 +65,26 @@ NORMS = ("min-max", "min_max", "min-max-inverted", "min_max_inverted", "max", "s
 
 #: Methods that combine ranks (0-based positions in a run), the others combine scores.
 RANK_METHODS = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse")
+#: Methods that learn from training judgments (``qrels=``), ranx's supervised methods.
+SUPERVISED = ("probfuse", "segfuse", "slidefuse", "posfuse", "mapfuse", "bayesfuse")
+#: Methods that order documents by pairwise majorities of the runs.
+CONDORCET = ("condorcet", "w_condorcet")
 #: Methods that take one weight per run.
-WEIGHTED = ("wsum", "wmnz", "mixed", "w_bordafuse")
+WEIGHTED = ("wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet")
 #: Every method, by ranx's name for it.
 METHODS = ("sum", "wsum", "max", "min", "med", "anz", "mnz", "gmnz", "wmnz", "mixed", *RANK_METHODS[:-1],
-           "w_bordafuse")
+           "w_bordafuse", *CONDORCET, *SUPERVISED)
+#: Methods whose scores depend on each run's order alone (or on learned tables of positions):
+#: ``norm="borda"``, which orders missing candidates as a Python set does, is refused with them.
+ORDER_METHODS = (*RANK_METHODS, *CONDORCET, *SUPERVISED)
 
 _MISSING_MAX, _MISSING_MIN = -1e9, 1e9   # ranx's stand-ins for a document a run lacks
 _FLOOR = 1e-9                            # ranx's floor of every norm's denominator
+#: SegFuse's segment ends, ``10 * 2 ** (k - 1) - 5`` for k = 1..10, as ranx uses them.
+_SEGFUSE_ENDS = np.array([0] + [10 * 2 ** (k - 1) - 5 for k in range(1, 11)])
+#: BayesFuse's segment ends (ranx's cut-offs).
+_BAYES_ENDS = np.array([0, 5, 10, 15, 20, 30, 100, 200, 500, 1000])
+_MIN_ODDS = math.log(0.001 / 0.999)     # BayesFuse's log odds of a document a run lacks
 
 
 @dataclass
@@ -92,7 +112,8 @@ class _Space:
 def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = "min-max",
          weights: Sequence[float] | Mapping[str, float] | None = None, *, k: float = 60,
          phi: float | None = None, gamma: float | None = None, sigma: float = 0.01,
-         name: str | None = None):
+         qrels: Any = None, train_runs: Sequence[Any] | Mapping[str, Any] | None = None,
+         n_segments: int | None = None, window: int | None = None, name: str | None = None):
     """Fuse runs into one: per query, normalise each run, then combine per document.
 
     Scores combined (``s_j(d)``: document ``d``'s normalised score in run ``j``, ``J(d)``
@@ -123,6 +144,49 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     - ``bordafuse`` ``sum_j b_j(d)`` with ``b_j(d) = n_q - r_j(d)``, or
       ``(n_q - m_j + 1) / 2`` if run j lacks d; ``w_bordafuse`` ``sum_j w_j b_j(d)``.
       Aslam & Montague, "Models for Metasearch", SIGIR 2001.
+    - ``condorcet`` documents ordered by pairwise majority: ``x`` beats ``y`` when more runs
+      rank ``x`` above ``y`` than ``y`` above ``x`` (a run lacking a document ranks it below
+      all it holds; lacking both, it abstains); ``w_condorcet`` weighs each run's vote by
+      ``w_j``. Montague & Aslam, "Condorcet Fusion for Improved Retrieval", CIKM 2002. The
+      order is by Copeland's score (wins + half the pairwise ties; A. H. Copeland, "A
+      reasonable social welfare function", University of Michigan seminar, 1951), then the
+      Borda count of votes ``sum_y sum_j w_j [x above y in j]``, then document id
+      descending; the score is ``n_q - position``. Where the majorities form a strict total
+      order this is ranx's sort (and Montague & Aslam's) whatever its input order; where they
+      have cycles or ties, ranx's result follows a Python set's iteration order, rankkit's
+      this rule.
+
+    Learned from training judgments (``qrels=``; relevant: label >= 1) and the training runs'
+    orders (``train_runs=``, default ``runs``; normalised with ``norm`` as ranx's
+    ``optimize_fusion`` does), per run ``j``, over the training queries ``Q`` (those ``qrels``
+    judges), ``h_q(i)`` 1 if the document at 0-based position ``i`` of query ``q`` is relevant;
+    each fused document then adds its run's learned value at its position (0 if it lacks it),
+    summed over the runs as ``sum``:
+
+    - ``probfuse`` (``n_segments`` required) ``P_j(k) / (k + 1)`` for a document in segment
+      ``k`` of ``n_segments`` equal segments of its query (``ceil(m / n_segments)`` documents
+      each); ``P_j(k)`` the mean over ``Q`` of the share of relevant documents in segment k.
+      Lillis, Toolan, Collier & Dunnion, "ProbFuse: a probabilistic approach to data fusion",
+      SIGIR 2006.
+    - ``segfuse`` ``P_j(k) * (s_j(d) + 1)``, segments ending at ``10 * 2 ** (k - 1) - 5``
+      (5, 15, 35, ... 5115, as ranx takes them; none past 5115); ``P_j(k)`` the mean over Q of
+      relevant documents in the segment divided by its full size. M. Shokouhi, "Segmentation
+      of Search Engine Results for Effective Data-Fusion", ECIR 2007.
+    - ``posfuse`` ``p_j(i)``, the share of relevant documents at position ``i`` among the
+      training queries holding ``i + 1`` documents or more (0 past the training depth); ``slidefuse`` (``window`` ``w``
+      required) the mean of ``p_j`` over positions ``max(i - w, 0) .. min(i + w, m - 1)``
+      (those past the training depth adding nothing). Lillis, Zhang, Toolan, Collier, Leonard
+      & Dunnion, "Estimating probabilities for effective data fusion", SIGIR 2010 (posfuse);
+      Lillis, Toolan, Collier & Dunnion, "Extending probabilistic data fusion using sliding
+      windows", ECIR 2008 (slidefuse).
+    - ``mapfuse`` ``MAP_j / (i + 1)``, ``MAP_j`` the run's mean average precision over Q
+      (trec_eval's AP, summed in rank order; the mean by ``numpy.mean``, as ranx).
+      Lillis et al., SIGIR 2010.
+    - ``bayesfuse`` ``sum_j o_j(d)``, every run counting: ``o_j = ln(p / (1 - p))`` of the
+      mean precision ``p`` over Q of the segment (ends 5, 10, 15, 20, 30, 100, 200, 500,
+      1000) holding d (0 raised to 0.001, and ``1 - p`` too), ``ln(0.001 / 0.999)`` if run j
+      lacks d or holds it past 1000 (there ranx reads past its table). Aslam & Montague,
+      "Models for Metasearch", SIGIR 2001.
 
     Norms (per query, over the run's documents; ``i`` the 0-based rank, ``m`` the count):
     ``min-max`` ``(s - min) / max(max - min, 1e-9)``; ``min-max-inverted``
@@ -131,8 +195,9 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     (Montague & Aslam, "Relevance score normalization for metasearch", CIKM 2001);
     ``rank`` ``1 - i / m``; ``borda`` ``1 - i / n_q``, or ``0.5 - (m - 1) / (2 n_q)`` for a
     candidate the run lacks (Renda & Straccia, "Web metasearch: rank vs. score based rank
-    aggregation methods", SAC 2003). Rank-based methods read only the order, which every
-    norm but ``min-max-inverted`` keeps; ``borda`` is refused with them.
+    aggregation methods", SAC 2003). Rank-based, Condorcet and learned methods read the order
+    (segfuse the scores too), which every norm but ``min-max-inverted`` keeps; ``borda`` is
+    refused with them.
 
     Parameters
     ----------
@@ -144,7 +209,8 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     norm : str or None, default="min-max"
         One of :data:`NORMS` (ranx's names and default), or None.
     weights : sequence of float, or dict of run name to float, optional
-        One per run, for ``wsum``, ``wmnz``, ``mixed``, ``w_bordafuse`` (default: 1.0 each).
+        One per run, for ``wsum``, ``wmnz``, ``mixed``, ``w_bordafuse``, ``w_condorcet``
+        (default: 1.0 each).
     k : float, default=60
         RRF's constant (ranx's default).
     phi : float in (0, 1)
@@ -153,6 +219,17 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
         CombGMNZ's exponent (required by ``gmnz``, as in ranx).
     sigma : float in [0, 1], default=0.01
         logn_isr's offset (ranx's default).
+    qrels : judgments, anything :func:`rankkit.read_qrels` reads
+        Training judgments, required by the learned methods (and refused by the others):
+        their queries are the training queries, each of which every training run must hold.
+    train_runs : list or dict of runs, optional
+        The same systems' runs on the training queries, one per run in ``runs`` (by name if
+        both are dicts); default ``runs`` themselves (learning on the queries ``qrels``
+        judges, then fusing every query).
+    n_segments : int >= 1
+        ProbFuse's number of segments per query (required by ``probfuse``, as in ranx).
+    window : int >= 0
+        SlideFuse's half-width ``w`` (ranx's ``w``; required by ``slidefuse``).
     name : str, optional
         The fused run's name (``attrs["name"]`` of a DataFrame); default the method.
 
@@ -169,10 +246,23 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     >>> fused = fuse([bm25, dense], method="rrf")
     >>> {doc: round(s, 5) for doc, s in fused["q1"].items()}
     {'b': 0.03252, 'a': 0.03227, 'd': 0.01613, 'c': 0.01587}
+
+    Learning on judged query q1 (b relevant: BM25's second, the dense run's first), fusing
+    q2, where y holds those positions:
+
+    >>> bm25["q2"], dense["q2"] = {"x": 8.0, "y": 7.5}, {"y": 0.9, "x": 0.3}
+    >>> fuse([bm25, dense], method="posfuse", qrels={"q1": {"b": 1}})["q2"]
+    {'y': 2.0, 'x': 0.0}
+    >>> fuse([bm25, dense], method="condorcet")["q1"]
+    {'b': 4.0, 'a': 3.0, 'd': 2.0, 'c': 1.0}
     """
     frames, labels, as_dict = _read_runs(runs)
-    settings = _check(method, norm, weights, labels, k=k, phi=phi, gamma=gamma, sigma=sigma)
+    settings = _check(method, norm, weights, labels, k=k, phi=phi, gamma=gamma, sigma=sigma,
+                      n_segments=n_segments, window=window, qrels=qrels)
     space, views = _views(frames, settings["norm"])
+    if method in SUPERVISED:
+        names = labels if isinstance(runs, Mapping) else len(labels)
+        settings["tables"] = _train(method, settings, qrels, train_runs, names, (space, views))
     scores = _combine(space, views, settings)
     return _output(space, scores, as_dict, name if name is not None else method)
 
@@ -207,9 +297,13 @@ def _check(method, norm, weights, labels, **params) -> dict:
     method = check_option(method, METHODS, "method")
     if norm is not None:
         norm = check_option(norm, NORMS, "norm").replace("_", "-")
-    if norm == "borda" and method in RANK_METHODS:
+    if norm == "borda" and method in ORDER_METHODS:
         raise ValueError(f"norm='borda' gives every run every candidate, in an order ranx leaves to a "
                          f"Python set; {method!r} reads ranks: use norm=None or 'min-max'")
+    if (params.get("qrels") is None) == (method in SUPERVISED):
+        raise ValueError(f"method {method!r} learns from judgments: pass qrels= (the training queries' "
+                         f"judgments)" if method in SUPERVISED else
+                         f"method {method!r} learns nothing, qrels= is for {', '.join(SUPERVISED)}")
     if weights is not None and method not in WEIGHTED:
         raise ValueError(f"method {method!r} takes no weights; these do: {', '.join(WEIGHTED)}")
     if isinstance(weights, Mapping):
@@ -231,6 +325,14 @@ def _check(method, norm, weights, labels, **params) -> dict:
         if params["gamma"] is None:
             raise ValueError("method 'gmnz' needs gamma, CombGMNZ's exponent (ranx has no default)")
         out["gamma"] = _real(params["gamma"], "gamma")
+    for option, owner, low in (("n_segments", "probfuse", 1), ("window", "slidefuse", 0)):
+        value = params.get(option)
+        if method == owner and value is None:
+            raise ValueError(f"method {owner!r} needs {option}, an integer >= {low} (ranx has no default)")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+                                  or value < low):
+            raise ValueError(f"{option} must be an integer >= {low}, got {value!r}")
+        out[option] = None if value is None else int(value)
     return out
 
 
@@ -395,6 +497,10 @@ def _query_sums(values, query, rank, n_queries: int) -> np.ndarray:
 def _combine(space: _Space, views: list[_View], s: dict) -> np.ndarray:
     """The fused score of every candidate."""
     method, n = s["method"], len(space.cand_query)
+    if method in SUPERVISED:
+        return _combine_learned(space, views, s)
+    if method in CONDORCET:
+        return _condorcet(space, views, s["weights"])
     if method in RANK_METHODS:
         return _combine_ranks(space, views, s)
     if s["norm"] == "borda":
@@ -511,6 +617,233 @@ def _int_power(base: float, exponent: np.ndarray) -> np.ndarray:
     return result
 
 
+# --------------------------------------------------------------------------- learned methods
+
+
+def _train(method: str, s: dict, qrels, train_runs, names: list[str] | int, fused) -> list:
+    """Each run's learned table, from the judgments and the training runs (default: the runs);
+    ``names``: the runs' names (dict of runs), or their number."""
+    from .io import read_qrels  # late: the unsupervised methods read no judgments
+
+    judged = read_qrels(qrels)
+    space, views = fused if train_runs is None else _views(_train_frames(train_runs, names), s["norm"])
+    queries = judged.query_id.cat.categories[np.unique(np.asarray(judged.query_id.cat.codes))]
+    if not len(queries):
+        raise ValueError("qrels hold no judgments to learn from")
+    codes = space.categories.get_indexer(queries)
+    missing = [str(q) for q, c in zip(queries, codes) if c < 0]
+    if missing:
+        raise ValueError(f"qrels judge queries the training runs lack: {missing[:5]} "
+                         f"({len(missing)} in all); pass the judgments of the training queries only")
+    relevant, n_relevant = _relevant(space, judged)
+    return _tables(method, s, views, relevant, codes, n_relevant[codes])
+
+
+def _train_frames(train_runs, names: list[str] | int) -> list[pd.DataFrame]:
+    """The training runs as frames, in the order of the runs they train (by name if both
+    are dicts)."""
+    frames, train_names, _ = _read_runs(train_runs)
+    count = names if isinstance(names, int) else len(names)
+    if len(frames) != count:
+        raise ValueError(f"train_runs must hold one run per run to fuse ({count}), got {len(frames)}")
+    if isinstance(train_runs, Mapping) and not isinstance(names, int):
+        if set(train_names) != set(names):
+            raise ValueError(f"train_runs must name the runs to fuse: {sorted(train_names)} against {sorted(names)}")
+        frames = [frames[train_names.index(name)] for name in names]
+    return frames
+
+
+def _relevant(space: _Space, judged: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each candidate is judged relevant (label >= 1), matched on (query, document)
+    through one dictionary of both sides' ids; and each query's number of relevant documents."""
+    qcode = space.categories.get_indexer(judged.query_id.cat.categories)[np.asarray(judged.query_id.cat.codes)]
+    keep = (qcode >= 0) & (judged.relevance.to_numpy() >= 1)
+    n_relevant = np.bincount(qcode[keep], minlength=len(space.categories))
+    cand_ids = space.doc_ids.combine_chunks() if isinstance(space.doc_ids, pa.ChunkedArray) else space.doc_ids
+    judged_ids = arrow_ids(judged.doc_id).cast(pa.large_string())
+    judged_ids = judged_ids.combine_chunks() if isinstance(judged_ids, pa.ChunkedArray) else judged_ids
+    both = pa.concat_arrays([cand_ids.cast(pa.large_string()), judged_ids.filter(pa.array(keep))])
+    encoded = pc.dictionary_encode(both)
+    codes, n = np.asarray(encoded.indices, dtype=np.int64), len(space.cand_query)
+    width = max(len(encoded.dictionary), 1)
+    wanted = np.sort(qcode[keep] * width + codes[n:])
+    if not len(wanted):
+        return np.zeros(n, dtype=bool), n_relevant
+    key = space.cand_query * width + codes[:n]
+    at = np.minimum(np.searchsorted(wanted, key), len(wanted) - 1)
+    return wanted[at] == key, n_relevant
+
+
+def _hits(v: _View, relevant: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A run's hit lists on the training queries: (n_train, depth) of 0.0 / 1.0, and lengths."""
+    row = np.full(len(v.length), -1)
+    row[codes] = np.arange(len(codes))
+    length = v.length[codes]
+    hits = np.zeros((len(codes), int(length.max()) if len(codes) else 0))
+    keep = row[v.query] >= 0
+    hits[row[v.query[keep]], v.rank[keep]] = relevant[v.cand[keep]]
+    return hits, length
+
+
+def _segment_sums(hits: np.ndarray, length: np.ndarray, segment: np.ndarray, n: int) -> tuple:
+    """Per (query, segment): relevant documents and documents, over positions below the
+    query's length (``segment``: each position's segment, per query or shared; -1 skips)."""
+    position = np.arange(hits.shape[1])
+    segment = np.broadcast_to(segment, hits.shape)
+    valid = (position < length[:, None]) & (segment >= 0)
+    key = (np.arange(len(length))[:, None] * n + segment)[valid]
+    found = np.bincount(key, weights=hits[valid], minlength=len(length) * n).reshape(-1, n)
+    return found, np.bincount(key, minlength=len(length) * n).reshape(-1, n)
+
+
+def _tables(method: str, s: dict, views: list[_View], relevant, codes, n_relevant) -> list:
+    """Per run, what the method learns from its hit lists (sums over queries in query order)."""
+    tables = []
+    n_train = len(codes)
+    for v in views:
+        hits, length = _hits(v, relevant, codes)
+        position = np.arange(hits.shape[1])
+        if method == "probfuse":
+            n = s["n_segments"]
+            size = np.maximum(-(-length // n), 1)
+            found, count = _segment_sums(hits, length, position[None, :] // size[:, None], n)
+            share = np.divide(found, count, out=np.zeros_like(found), where=count > 0)
+            tables.append(rank_sum(np.ascontiguousarray(share.T)) / n_train)
+        elif method in ("segfuse", "bayesfuse"):
+            ends = _SEGFUSE_ENDS if method == "segfuse" else _BAYES_ENDS
+            segment = np.searchsorted(ends, position, side="right") - 1
+            segment[position >= ends[-1]] = -1
+            found, _ = _segment_sums(hits, length, segment, len(ends) - 1)
+            share = found / np.diff(ends)
+            if method == "segfuse":
+                tables.append(rank_sum(np.ascontiguousarray(share.T)) / n_train)
+            else:
+                tables.append(_log_odds(rank_sum(np.ascontiguousarray((share / n_train).T)), ends))
+        elif method in ("posfuse", "slidefuse"):
+            holding = (position[None, :] < length[:, None]).sum(axis=0)
+            tables.append(hits.sum(axis=0) / holding)
+        else:  # mapfuse: trec_eval's AP per query, then the mean
+            precision = np.where(hits > 0, np.cumsum(hits, axis=1) / (position + 1), 0.0)
+            ap = np.divide(rank_sum(precision), n_relevant, out=np.zeros(n_train), where=n_relevant > 0)
+            tables.append(float(np.mean(ap)))  # NumPy's pairwise sum, as ranx's evaluate
+    return tables
+
+
+def _log_odds(precision: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """BayesFuse's log odds per position (one per segment, by Python's math as ranx's numba),
+    and a last entry for a position past the table: the odds of a document the run lacks."""
+    odds = []
+    for p in precision.tolist():
+        p = p if p != 0 else p + 0.001
+        q = 1 - p if 1 - p != 0 else 0.001
+        odds.append(math.log(p / q))
+    return np.array([*np.repeat(odds, np.diff(ends)), _MIN_ODDS])
+
+
+def _combine_learned(space: _Space, views: list[_View], s: dict) -> np.ndarray:
+    """Each run's learned value at each document's position, summed over the runs."""
+    method, n = s["method"], len(space.cand_query)
+    if method == "bayesfuse":  # every run counts, a missing document with the least odds
+        total = np.zeros(n)
+        for v, odds in zip(views, s["tables"]):
+            full = np.full(n, _MIN_ODDS)
+            full[v.cand] = odds[np.minimum(v.rank, len(odds) - 1)]
+            total += full
+        return total
+    parts = [(v.cand, _learned_value(method, s, v, table)) for v, table in zip(views, s["tables"])]
+    return _weighted_sum(n, parts, [1.0] * len(views))
+
+
+def _learned_value(method: str, s: dict, v: _View, table) -> np.ndarray:
+    """One run's value per row (in rank order) from its learned table."""
+    if method == "mapfuse":
+        return table / (v.rank + 1)
+    if method == "probfuse":
+        size = -(-v.length // s["n_segments"])
+        segment = v.rank // size[v.query]
+        return table[segment] / (segment + 1)
+    extended = np.append(table, 0.0)  # past the table: 0
+    if method == "segfuse":
+        segment = np.minimum(np.searchsorted(_SEGFUSE_ENDS, v.rank, side="right") - 1, len(table))
+        return extended[segment] * (v.value + 1)
+    if method == "posfuse":
+        return extended[np.minimum(v.rank, len(table))]
+    return _slide(table, v.rank, v.length[v.query] - 1, s["window"])
+
+
+def _slide(probs: np.ndarray, rank: np.ndarray, last: np.ndarray, w: int) -> np.ndarray:
+    """SlideFuse: the mean of ``probs`` over ``max(i - w, 0) .. min(i + w, last)``, added left
+    to right as ranx's ``sum``; each distinct window summed once."""
+    start, stop = np.maximum(rank - w, 0), np.minimum(rank + w, last)
+    windows, which = np.unique(start * (int(last.max(initial=0)) + 1) + stop, return_inverse=True)
+    low, high = np.divmod(windows, int(last.max(initial=0)) + 1)
+    total = np.zeros(len(windows))
+    for offset in range(2 * w + 1):
+        at = low + offset
+        inside = (at <= high) & (at < len(probs))
+        if not inside.any():
+            break
+        total[inside] += probs[at[inside]]
+    return total[which] / (stop - start + 1)
+
+
+# --------------------------------------------------------------------------- Condorcet
+
+_PAIRS_PER_BLOCK = 1 << 22   # pairs of candidates compared at once (a few arrays of 32 MB)
+
+
+def _condorcet(space: _Space, views: list[_View], weights) -> np.ndarray:
+    """Copeland's order of the pairwise majorities, then the Borda count of votes, then the
+    document id descending; the score ``n_q - position``. Every pair of candidates of a query
+    is compared: queries of similar size together, as (queries, n, n) matrices of votes
+    (array operations; a loop over blocks of queries, never over queries one by one)."""
+    n = len(space.cand_query)
+    absent = np.iinfo(np.int64).max
+    positions = []
+    for v in views:
+        position = np.full(n, absent)
+        position[v.cand] = v.rank
+        positions.append(position)
+    first = np.cumsum(space.per_query) - space.per_query
+    copeland, borda = np.zeros(n), np.zeros(n)
+    by_size = np.argsort(space.per_query, kind="stable")
+    lo = 0
+    while lo < len(by_size):
+        width = int(space.per_query[by_size[lo]])
+        hi = lo + 1
+        while hi < len(by_size) and (hi - lo + 1) * int(space.per_query[by_size[hi]]) ** 2 <= _PAIRS_PER_BLOCK:
+            hi += 1
+        queries = by_size[lo:hi]
+        width = int(space.per_query[queries].max()) if len(queries) else width
+        _condorcet_block(queries, width, first, space.per_query, positions, weights, copeland, borda)
+        lo = hi
+    doc = ~space.doc_order if space.doc_order.dtype == np.uint64 else -space.doc_order
+    order = np.lexsort((doc, -borda, -copeland, space.cand_query))
+    scores = np.empty(n)
+    scores[order] = (space.per_query[space.cand_query] - (np.arange(n) - first[space.cand_query])).astype(float)
+    return scores
+
+
+def _condorcet_block(queries, width: int, first, per_query, positions, weights, copeland, borda) -> None:
+    """Copeland's points and the Borda count of votes of every candidate of ``queries``:
+    ``votes[q, x, y]`` the (weighted) runs ranking x above y, added over the runs in order."""
+    column = np.arange(width)
+    valid = column[None, :] < per_query[queries][:, None]
+    cand = np.where(valid, first[queries][:, None] + column[None, :], 0)
+    counted = all(w == 1 for w in weights) and len(weights) < 2 ** 15  # votes as counts: 2 bytes each
+    votes, against = np.zeros((2, len(queries), width, width), dtype=np.int16 if counted else np.float64)
+    for w, position in zip(weights, positions):
+        at = np.where(valid, position[cand], np.iinfo(np.int64).max)
+        for total, above in ((votes, at[:, :, None] < at[:, None, :]), (against, at[:, :, None] > at[:, None, :])):
+            total += above if counted else w * above   # (no transpose: strided reads cost more)
+    both = valid[:, :, None] & valid[:, None, :]
+    points = (votes > against) & both
+    ties = (votes == against) & both
+    # a candidate ties itself: half a point each, taken off
+    copeland[cand[valid]] = (points.sum(axis=2) + 0.5 * ties.sum(axis=2) - 0.5)[valid]
+    votes *= both
+    borda[cand[valid]] = votes.sum(axis=2, dtype=np.float64)[valid]
+
 # --------------------------------------------------------------------------- output
 
 
@@ -578,6 +911,8 @@ GRIDS = {
     "rbc": ("phi", [round(0.01 * i, 2) for i in range(1, 100)]),   # ranx's 1.0 gives all zeros
     "gmnz": ("gamma", [round(0.01 * i, 2) for i in range(1, 101)]),
     "logn_isr": ("sigma", [round(0.01 * i, 2) for i in range(1, 101)]),
+    "probfuse": ("n_segments", list(range(1, 101))),
+    "slidefuse": ("window", list(range(1, 101))),
 }
 
 
@@ -609,8 +944,15 @@ def optimize_fusion(qrels, runs, method: str = "wsum", norm: str | None = "min-m
     A grid search as ranx's ``optimize_fusion``: for weighted methods every vector of
     weights in multiples of ``step`` summing to 1 (counted in integers, so no vector is lost
     to rounding); for ``rrf`` k in 10, 20, ..., 100; for ``rbc`` phi, ``gmnz`` gamma and
-    ``logn_isr`` sigma in 0.01, 0.02, ... (phi below 1). The setting with the highest mean
-    ``metric`` over the training queries wins; among equals the last tried, as in ranx.
+    ``logn_isr`` sigma in 0.01, 0.02, ... (phi below 1); for ``probfuse`` n_segments and
+    ``slidefuse`` window in 1, 2, ..., 100. The setting with the highest mean ``metric`` over
+    the training queries wins; among equals the last tried, as in ranx.
+
+    The learned methods learn from the judgments of the training queries only (those
+    ``qrels`` judges; the held-out ones stay unseen); ``segfuse``, ``posfuse``, ``mapfuse``
+    and ``bayesfuse`` have nothing to tune, and are reported as one trial. To fuse with the
+    result, pass the training queries' judgments:
+    ``fuse(runs, method, norm, qrels=<judgments of best.train_queries>, **best.params)``.
 
     Parameters
     ----------
@@ -630,7 +972,8 @@ def optimize_fusion(qrels, runs, method: str = "wsum", norm: str | None = "min-m
         Without ``train_queries``: the share of queries held out, drawn with ``seed``.
     seed : int, default=0
     **fixed
-        Other parameters of :func:`fuse`, kept fixed (``k=60`` while weights are tuned).
+        Other parameters of :func:`fuse`, kept fixed (``k=60`` while weights are tuned;
+        ``n_segments``, ``window``).
 
     Returns
     -------
@@ -646,19 +989,22 @@ def optimize_fusion(qrels, runs, method: str = "wsum", norm: str | None = "min-m
     ({'weights': [1.0, 0.0]}, 0.75, 1.0)
     """
     check_option(method, METHODS, "method")
-    unknown = set(fixed) - {"k", "phi", "gamma", "sigma"}
+    unknown = set(fixed) - {"k", "phi", "gamma", "sigma", "n_segments", "window"}
     if unknown:
-        raise ValueError(f"optimize_fusion takes k, phi, gamma, sigma as fixed parameters, got {sorted(unknown)}")
+        raise ValueError(f"optimize_fusion takes k, phi, gamma, sigma, n_segments, window as fixed parameters, "
+                         f"got {sorted(unknown)}")
     trials = _trials(method, len(runs), step, grid)
     frames, labels, _ = _read_runs(runs)
     settings = _check(method, norm, None if method not in WEIGHTED else [1.0] * len(labels), labels,
-                      **{"k": 60, "phi": 0.5, "gamma": 1.0, "sigma": 0.01, **fixed})
+                      **{"k": 60, "phi": 0.5, "gamma": 1.0, "sigma": 0.01, "n_segments": 1, "window": 1, **fixed},
+                      qrels=qrels if method in SUPERVISED else None)
     space, views = _views(frames, settings["norm"])
     queries = space.categories.tolist()
     train, test = _split(queries, train_queries, test_size, seed)
+    learn = _learner(method, qrels, space, views, train)
     rows = []
     for params in trials:
-        scores = _combine(space, views, {**settings, **params})
+        scores = _combine(space, views, {**settings, **params, "tables": learn({**settings, **params})})
         table = _evaluate(qrels, _output(space, scores, False, method), metric)
         rows.append({**{k: v for k, v in params.items()}, "train": _mean(table, train), "test": _mean(table, test)})
     report = pd.DataFrame(rows)
@@ -666,6 +1012,26 @@ def optimize_fusion(qrels, runs, method: str = "wsum", norm: str | None = "min-m
     params = {k: trials[best][k] for k in trials[best]}
     return FusionResult(method, settings["norm"], metric, params, float(report["train"][best]),
                         float(report["test"][best]), train, test, report)
+
+
+def _learner(method: str, qrels, space: _Space, views: list[_View], train: list):
+    """For a learned method, settings -> each run's table learned on the training queries'
+    judgments (the relevance of every candidate matched once); otherwise settings -> None."""
+    if method not in SUPERVISED:
+        return lambda settings: None
+    from .io import read_qrels
+
+    judged = read_qrels(qrels)
+    relevant, n_relevant = _relevant(space, judged)
+    held = set(judged.query_id.cat.categories[np.unique(np.asarray(judged.query_id.cat.codes))])
+    unjudged = [q for q in train if q not in held]
+    if len(unjudged) == len(train):
+        raise ValueError(f"method {method!r} learns from the judged training queries: there are none")
+    if unjudged:
+        warn_user(f"{len(unjudged)} training queries without judgments are not learned from, "
+                  f"e.g. {unjudged[:3]}")
+    codes = space.categories.get_indexer(pd.Index([q for q in train if q in held], dtype=object))
+    return lambda settings: _tables(method, settings, views, relevant, codes, n_relevant[codes])
 
 
 def _trials(method: str, n_runs: int, step: float, grid) -> list[dict]:
@@ -679,6 +1045,8 @@ def _trials(method: str, n_runs: int, step: float, grid) -> list[dict]:
             digits = max(0, -math.floor(math.log10(step)) + 1)
             grid = [[round(i * step, digits) for i in combo] for combo in _compositions(n, n_runs)]
         return [{"weights": [float(w) for w in g]} for g in grid]
+    if method in SUPERVISED and method not in GRIDS:
+        return [{}]  # learned, nothing to tune
     if method not in GRIDS:
         raise ValueError(f"method {method!r} has nothing to tune; these do: {', '.join([*WEIGHTED, *GRIDS])}")
     name, values = GRIDS[method]
