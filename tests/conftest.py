@@ -69,7 +69,7 @@ ORACLE_FILES = {
     "test_trec_eval_binary.py",    # the trec_eval binary, byte for byte (skipped without it)
 }
 #: A Hypothesis sweep whose name (or class name) names one of these peers is an oracle sweep.
-PEER_NAMES = re.compile(r"pytrec|ir_measures|cwl|sklearn|scikit|scipy|statsmodels|pyarrow|torch")
+PEER_NAMES = re.compile(r"pytrec|ir_measures|cwl|sklearn|scikit|scipy|statsmodels|pyarrow|torch|pyndeval")
 
 #: The longest tests (``--durations``: a second or more on a quiet 2-core machine, or close to
 #: it), as file::name.

@@ -118,8 +118,8 @@ def test_every_name_of_the_table_parses():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("alpha_nDCG(alpha=0.5)@10", "ir_measures' alpha_nDCG is not in rankkit yet"),
-    ("ERR_IA@10", "ir_measures' ERR_IA is not in rankkit yet"),
+    ("Accuracy@10", "ir_measures' Accuracy is not in rankkit yet"),
+    ("alpha_nDCG(rel=2)@10", "counts a judgment >= 1 relevant, as ndeval does"),
     ("nDCG(cutoff=10)@5", r"gives the cutoff twice"),
     ("IPrec@1.5", r"recall level of IPrec must be a number in \[0, 1\], got '1.5'"),
     ("nDCG(dcg='log10')", "dcg must be 'log2' or 'exp-log2'"),

@@ -19,7 +19,10 @@ path) load without pandas, which the readers' frames need.
 
 from .._lazy import attach
 
-__all__ = ["read_qrels", "read_run", "RunFile", "RunNotGrouped", "COLUMN_NAMES"]
+__all__ = ["read_qrels", "read_run", "RunFile", "RunNotGrouped", "COLUMN_NAMES", "read_prefs", "Preferences",
+           "read_subtopic_qrels"]
 
 __getattr__, __dir__ = attach(__name__, {"read_qrels": ".readers", "read_run": ".readers", "RunFile": ".run_file",
-                                         "RunNotGrouped": ".run_file", "COLUMN_NAMES": ".checks"})
+                                         "RunNotGrouped": ".run_file", "COLUMN_NAMES": ".checks",
+                                         "read_prefs": ".prefs", "Preferences": ".prefs",
+                                         "read_subtopic_qrels": ".subtopics"})

@@ -42,6 +42,7 @@ from .dataframes import from_frame
 from .layout import build_frame
 from .python_objects import DATASET_METHOD, from_dict, from_records
 from .run_file import RunFile, RunNotGrouped
+from .subtopics import intent_labels, is_subtopic_frame
 from .trec_format import lines_of, opened
 from .trec_format import parse as parse_trec_file
 
@@ -182,6 +183,8 @@ def _read(source: Any, kind: str, name: str | None, columns: Mapping[str, str] |
 
 def _read_any(source: Any, kind: str, name: str | None, columns: dict[str, str]) -> tuple[pd.DataFrame, Any]:
     """:func:`_read` by the shape of ``source``: the frame and its name."""
+    if kind == "qrels" and is_subtopic_frame(source):  # subtopic judgments: each label packs its intents
+        source = intent_labels(source)
     if isinstance(source, pd.DataFrame):
         # Always validated again, even a frame these readers returned: it may have been
         # edited in place since (a NaN score, a duplicated document).

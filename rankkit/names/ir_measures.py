@@ -12,11 +12,13 @@ from .records import IR_MEASURES, NAME_ALIASES, REGISTRY
 __all__ = ["IR_MEASURES", "IR_MEASURES_MISSING", "is_ir_measures", "ir_measures_metric"]
 
 #: ir_measures measures whose formulas rankkit does not have (yet): a clear error, not a guess.
-IR_MEASURES_MISSING = ("alpha_nDCG", "alpha_DCG", "NRBP", "nNRBP", "P_IA", "AP_IA", "ERR_IA", "nERR_IA",
-                       "StRecall", "Accuracy")
+IR_MEASURES_MISSING = ("Accuracy",)
 
 #: Measures rankkit names as ir_measures does and only so: a spec of them prints back as written.
 _IRM_NATIVE = {"SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM", "Compat"}
+
+#: ndeval's measures, whose ir_measures ``rel=`` rankkit takes at its default only.
+_NDEVAL = {"alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall"}
 
 _IRM_ONLY = {"cutoff", "gains", "dcg", "relative", "min_rel", "max_rel"}  # parameters only ir_measures' names take
 
@@ -30,7 +32,8 @@ def is_ir_measures(name: str, params: dict[str, Any], at: str | None) -> bool:
     if name not in IR_MEASURES:
         return False
     own = name in REGISTRY or name in NAME_ALIASES
-    return not own or bool(_IRM_ONLY & set(params)) or name == "IPrec" or name in _IRM_NATIVE
+    return (not own or bool(_IRM_ONLY & set(params)) or name == "IPrec" or name in _IRM_NATIVE
+            or (name in _NDEVAL and "rel" in params))
 
 
 def ir_measures_metric(name: str, params: dict[str, Any], at: str | None, spec: str) -> Metric:
@@ -54,6 +57,9 @@ def ir_measures_metric(name: str, params: dict[str, Any], at: str | None, spec: 
         row = "SetRelP"
     if row == "nDCG":
         _ndcg_params(params, spec)
+    if row in _NDEVAL and params.pop("rel", 1) != 1:  # pyndeval's rel=: ndeval's judgments are binary at 1
+        raise ValueError(f"metric spec {spec!r}: rankkit's {row} counts a judgment >= 1 relevant, as ndeval "
+                         "does; read the judgments with another threshold instead")
     if row in _IRM_NATIVE and row != "Compat":
         _cwl_params(row, params, spec)
     return replace(make_metric(row, params, k, spec), written=spec.strip())
