@@ -9,7 +9,8 @@ from __future__ import annotations
 import numbers
 import sys
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -254,3 +255,18 @@ def outside_rankkit() -> int:
     while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "rankkit":
         frame, level = frame.f_back, level + 1
     return level
+
+
+@contextmanager
+def warnings_named(name: str | None) -> Iterator[None]:
+    """Within it, rankkit's warnings (UserWarning) say what they concern: ``name: ...`` (a
+    run's file among several evaluated at once); None leaves them as they are."""
+    if name is None:
+        yield
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        message = f"{name}: {w.message}" if issubclass(w.category, UserWarning) else w.message
+        warnings.warn_explicit(message, w.category, w.filename, w.lineno)

@@ -25,6 +25,10 @@ things differ from :func:`rankkit.evaluate` and live here:
 Without ``-c`` trec_eval 10 stops (exit 4) at a judged query that the run lacks; rankkit
 warns and scores the queries the two files share, like trec_eval 9 (see the README's table
 of deliberate differences).
+
+Under ``-R prefs``, ``-R qrels_prefs`` and ``-R qrels_jg`` the judgments are preferences or
+judgment groups: :func:`preference_text` prints trec_eval's lines of the measures of
+:mod:`rankkit.evaluation.preferences`.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._validation import warn_user
+from ._validation import warn_user, warnings_named
 from .evaluation.arrays import aggregate_column, defaults, score_values
 from .evaluation.settings import Settings, takes_options
 from .io.trec_format import NUMBER, id_text, os_error
@@ -416,7 +420,10 @@ def trec_eval_text(qrels: str | os.PathLike, run: str | os.PathLike | Sequence[s
         _check_integer_labels(labels[labels >= 0])
         named = judgments.named(BOGUS_DOCNO) if settings.queries == "qrels" else {}
         settings = settings.with_max_grade(judgments.max_grade())
-        texts = [_run_text(judgments, path, measures, settings, named, per_query, summary_lines) for path in runs]
+        texts = []
+        for path in runs:
+            with warnings_named(os.fspath(path) if len(runs) > 1 else None):
+                texts.append(_run_text(judgments, path, measures, settings, named, per_query, summary_lines))
     for warning in caught:  # the same, in the same order, as the frames' path's
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     return "".join(texts)
@@ -437,3 +444,29 @@ def _run_text(judgments: Any, run: str | os.PathLike, measures: dict[str, Metric
     text = _per_query_text(ids, values, infos) if per_query else ""
     lines = _lines(ids, values, summary, infos, per_query=False, summary_lines=summary_lines)
     return text + "".join(line + "\n" for line in lines)
+
+
+def preference_text(judgments: Any, runs: Sequence[Any], measures: Sequence[str] | None, *, format: str,
+                    per_query: bool = False, summary_lines: bool = True, **options: Any) -> str:
+    """trec_eval's output under ``-R prefs``, ``-R qrels_prefs`` or ``-R qrels_jg``: per query
+    (``per_query``) each measure's value, then the ``all`` lines; each run in turn, the
+    judgments read once. ``options``: those of
+    :func:`rankkit.evaluation.preferences.evaluate_preferences` (queries, depth, rel,
+    judged_only)."""
+    from .evaluation.preferences import evaluate_preferences, preference_measures
+    from .io.prefs import as_preferences
+    from .metrics.preferences import PREFS_MEASURES
+
+    columns = preference_measures(measures, format)
+    judgments = as_preferences(judgments, format)
+    kinds = {c: "str" if f == "runid" else "int" if f == "num_q" or PREFS_MEASURES.get(f, (0, ""))[1] == "int"
+             else "float" for c, (f, _) in columns.items()}
+    out = []
+    for run in runs:
+        table, summary = evaluate_preferences(judgments, run, list(measures or []) or None, format=format, **options)
+        if per_query:
+            for qid, row in zip(table.index, zip(*(table[c].tolist() for c in table.columns))):
+                out.extend(f"{c:<22}\t{qid}\t{_format(v, kinds[c], True)}\n" for c, v in zip(table.columns, row))
+        if summary_lines:
+            out.extend(f"{c:<22}\tall\t{_format(summary[c], kinds[c], False)}\n" for c in columns)
+    return "".join(out)
