@@ -42,7 +42,7 @@ API_PAGES: dict[str, tuple[str, str, list[tuple[str, Iterable[str] | None]]]] = 
                 "name where there is one.",
                 [(f"rankkit.metrics.{family}", None) for family in
                  ("binary", "curves", "graded", "cwl", "set_based", "incomplete", "overlap", "pairwise",
-                  "label_ranking", "unranked")]),
+                  "label_ranking", "unranked", "ltr", "diversity", "preferences")]),
     "evaluation": ("Evaluation (rankkit.evaluation)", "Scoring runs against judgments in memory; "
                    "``rk.evaluate`` is the front door.", [("rankkit.evaluation", None)]),
     "io": ("Reading judgments and runs (rankkit.io)", "TREC files, Parquet and Feather, frames, records, dicts.",

@@ -63,6 +63,10 @@ class Rankings:
         apart from documents outside the pool). None means the same as ``judged``.
     run_name : str or None
         The run's tag (trec_eval's ``runid``), set by :func:`rank`.
+    item_weights : ndarray of float64, shape (n_queries, depth), or None
+        The weight of the document at each rank (0 in the padding), set by
+        ``evaluate_scores(item_weights=...)``: TensorFlow Ranking's per-example weights,
+        which DCG, nDCG and AP weigh their items by (:mod:`rankkit.metrics.weighting`).
 
     Examples
     --------
@@ -86,6 +90,7 @@ class Rankings:
     has_qrels: np.ndarray | None = None
     pooled: np.ndarray | None = None
     run_name: str | None = None
+    item_weights: np.ndarray | None = None
     # values computed from these rankings and shared by the metrics that need them (derived)
     _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     # an array of the library the labels came in, when as_rankings moved them to NumPy:
@@ -111,6 +116,8 @@ class Rankings:
                 raise ValueError(f"{name} must have shape {(n,)}, got {flags.shape}")
         if self.pooled is not None and self.pooled.shape != (n, depth):
             raise ValueError(f"pooled must have shape {(n, depth)}, got {self.pooled.shape}")
+        if self.item_weights is not None and tuple(self.item_weights.shape) != (n, depth):
+            raise ValueError(f"item_weights must have shape {(n, depth)}, got {tuple(self.item_weights.shape)}")
 
     @property
     def n_queries(self) -> int:
@@ -180,7 +187,9 @@ class Rankings:
             return None if matrix is None else np.take_along_axis(matrix, order, axis=1)
 
         return replace(self, labels=np.where(inside, moved(self.labels), 0.0), judged=inside, lengths=lengths,
-                       ties=moved(self.ties), pooled=None if self.pooled is None else moved(self.pooled) & inside)
+                       ties=moved(self.ties), pooled=None if self.pooled is None else moved(self.pooled) & inside,
+                       item_weights=None if self.item_weights is None
+                       else np.where(inside, moved(self.item_weights), 0.0))
 
     def max_grade(self) -> float:
         """The largest judged label (1.0 when there is none above 0): the default

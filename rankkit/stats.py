@@ -54,6 +54,7 @@ from .evaluation.scoring import evaluate, expand_metrics
 from .evaluation.settings import QUERY_POLICIES
 from .io.keys import trec_order
 from .io.readers import read_qrels
+from .metrics.weighting import all_equal, query_weights, weighted_mean
 from .ops.numerics import exact_matmul, query_mean, query_sum
 from .power import (
     QueriesNeeded,
@@ -68,7 +69,7 @@ from .power import (
 
 # The renderers of a compare() table and its columns live in rankkit.report;
 # rankkit.stats.to_markdown, COLUMNS and the others stay importable from here, where compare() is.
-from .report import COLUMNS, LAYOUTS, pyterrier_view, style, to_latex, to_markdown, to_text  # noqa: F401
+from .report import COLUMNS, LAYOUTS, ComparisonTable, pyterrier_view, style, to_latex, to_markdown, to_text  # noqa: F401
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "tukey")
 #: Corrections by statsmodels' names (``multipletests``); ``bh`` and ``by`` are short for
@@ -108,6 +109,7 @@ def compare(
     columns: Mapping[str, str] | None = None,
     delta: float | None = None,
     power: float = 0.8,
+    weights=None,
 ) -> pd.DataFrame:
     """Compare systems on the same queries: paired test, interval, effect size.
 
@@ -185,6 +187,18 @@ def compare(
         function of the p-value alone).
     power : float in (alpha, 1), default=0.8
         Power of those two columns (read only with ``delta``).
+    weights : pandas Series or dict by query id, or None, default=None
+        The weight of each query (finite, >= 0, not all 0; every query compared needs one).
+        ``mean``, ``baseline_mean`` and ``diff`` become weighted means; ``test="t"`` is the
+        t-test of the weighted mean difference with the weights as frequency weights scaled
+        to sum to the number of queries of positive weight n (statsmodels'
+        ``DescrStatsW(d, weights=w * n / sum(w)).ttest_mean(0)``: mean ``sum w d / n``,
+        variance ``sum w (d - mean)**2 / (n - 1)``, n - 1 degrees of freedom; equal weights
+        give the paired t-test); ``test="randomization"`` flips the signs of the weighted
+        differences ``w_q d_q``. A query of weight 0 is left out (``n_queries``, ``wins``,
+        ``losses`` count the others). The bootstrap, Wilcoxon, Tukey and custom tests refuse
+        weights. Equal weights give the unweighted table bit for bit; other weights set
+        ``table.attrs["weighted"]``.
 
     Returns
     -------
@@ -286,7 +300,10 @@ def compare(
     aggregates = _own_aggregates(runs)
     tables, metrics, caught = _per_query_tables(qrels, runs, metrics, queries=queries, ties=ties, columns=columns)
     _warn_once(caught, n_scored=sum(name in caught for name in names))
-    scores = _align(tables, metrics, queries)  # (n_systems, n_metrics, n_queries)
+    scores, index = _align(tables, metrics, queries)  # (n_systems, n_metrics, n_queries)
+    w = _compare_weights(weights, index, test)
+    if w is not None:  # a query of weight 0 is left out
+        scores, w = scores[:, :, w > 0], w[w > 0]
     n_queries = scores.shape[2]
     if n_queries < 2:
         raise ValueError(f"need at least two queries to compare systems, got {n_queries}")
@@ -295,20 +312,26 @@ def compare(
     # All comparisons of all metrics as one (n_comparisons, n_queries) block.
     a = scores[sys_idx].transpose(1, 0, 2).reshape(-1, n_queries)
     b = scores[base_idx].transpose(1, 0, 2).reshape(-1, n_queries)
-    res = _paired_stats(a, b, test="t" if callable(test) or test in ("wilcoxon", "tukey") else test,
-                        alpha=alpha, n_resamples=n_resamples, seed=seed, bootstrap_ci=bootstrap_ci)
+    if w is not None:
+        res = _weighted_paired_stats(a, b, w * (n_queries / float(query_sum(w))), test=test, alpha=alpha,
+                                     n_resamples=n_resamples, seed=seed)
+    else:
+        res = _paired_stats(a, b, test="t" if callable(test) or test in ("wilcoxon", "tukey") else test,
+                            alpha=alpha, n_resamples=n_resamples, seed=seed, bootstrap_ci=bootstrap_ci)
     if callable(test) or test == "wilcoxon":
         res["p_value"] = _other_pvalues(a, b, test)
     elif test == "tukey":
         res["p_value"], res["ci_low"], res["ci_high"] = _tukey(scores, sys_idx, base_idx, alpha)
     res["p_adjusted"] = _adjust_per_metric(res["p_value"], len(metrics), correction)
     res["wins"], res["losses"] = (a > b).sum(axis=1), (a < b).sum(axis=1)
-    table = _comparison_table(names, metrics, scores, sys_idx, base_idx, res, alpha)
+    table = _comparison_table(names, metrics, scores, sys_idx, base_idx, res, alpha, w)
     table.attrs.update(test=getattr(test, "__name__", "custom") if callable(test) else test,
                        correction=correction, alpha=alpha,
                        n_resamples=n_resamples, seed=seed if is_int(seed) else None,
                        bootstrap_ci=bootstrap_ci)
     _record_aggregates(table, aggregates)
+    if w is not None:
+        table.attrs["weighted"] = True  # means, differences and the test weigh the queries
     if delta is not None:
         sd = np.where((a - b != (a - b)[:, :1]).any(axis=1), res["sd"], 0.0)  # equal differences: no spread
         table["n_needed"], table["detectable"] = _power_columns(sd, delta, alpha, power, n_queries)
@@ -344,10 +367,14 @@ def _adjust_per_metric(p_values: np.ndarray, n_metrics: int, correction: str) ->
     ])
 
 
-def _comparison_table(names, metrics, scores, sys_idx, base_idx, res: dict, alpha: float) -> pd.DataFrame:
+def _comparison_table(names, metrics, scores, sys_idx, base_idx, res: dict, alpha: float,
+                      w: np.ndarray | None = None) -> pd.DataFrame:
     """compare()'s rows, metric by metric, from the per-comparison results ``res``."""
-    means = query_mean(np.moveaxis(scores, 2, 0))  # (n_systems, n_metrics), in query order
-    return pd.DataFrame({
+    if w is None:
+        means = query_mean(np.moveaxis(scores, 2, 0))  # (n_systems, n_metrics), in query order
+    else:
+        means = weighted_mean(np.moveaxis(scores, 2, 0), w[:, None, None])
+    return ComparisonTable({  # a DataFrame that prints the note on a ScoreTable's aggregates
         "system": [names[i] for _ in metrics for i in sys_idx],
         "metric": [m for m in metrics for _ in sys_idx],
         "baseline": [names[i] for _ in metrics for i in base_idx],
@@ -505,8 +532,8 @@ def _warn_once(caught: dict, n_scored: int) -> None:
         warnings.warn(f"{who}: {message}", category, stacklevel=3)  # 1 here, 2 compare, 3 its caller
 
 
-def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:
-    """Scores as an array (n_systems, n_metrics, n_queries), queries in one order."""
+def _align(tables: dict, metrics: list, queries: str) -> tuple[np.ndarray, pd.Index]:
+    """Scores as an array (n_systems, n_metrics, n_queries), queries in one order (the index)."""
     names = list(tables)
     for name, t in tables.items():
         if t.index.has_duplicates:
@@ -546,11 +573,13 @@ def _align(tables: dict, metrics: list, queries: str) -> np.ndarray:
             query = index[q].item() if isinstance(index[q], np.generic) else index[q]
             raise ValueError(
                 f"system {name!r}: scores must be finite, got {float(values[m, q])!r} for "
-                f"metric {metrics[m]!r}, query {query!r}; a paired comparison needs a value for every "
-                "query: leave out the queries a metric cannot score, the same ones for every system "
-                "(e.g. the queries table.dropna() keeps in all of them)")
+                f"metric {metrics[m]!r}, query {query!r}; a paired comparison needs a finite value for every "
+                "query: leave out the queries a metric cannot score (nan) or scores without bound (PNR's inf), "
+                "the same ones for every system, e.g. keep = frame[np.isfinite(frame).all(axis=1)].index "
+                "for each system's frame (a ScoreTable's: table.to_frame(all=False)), then compare the frames "
+                "on the queries every keep holds: .loc[common]")
         blocks.append(values)
-    return np.stack(blocks)
+    return np.stack(blocks), index
 
 
 def _some(ids, k: int = 5) -> str:
@@ -560,6 +589,47 @@ def _some(ids, k: int = 5) -> str:
 
 
 # ------------------------------------------------------------------- paired kernels
+
+
+def _compare_weights(weights, index: pd.Index, test) -> np.ndarray | None:
+    """compare()'s query weights in the order of ``index``, checked; None for no weights or
+    equal ones (the unweighted path)."""
+    if weights is None:
+        return None
+    if callable(test) or test not in ("t", "randomization"):
+        name = getattr(test, "__name__", "custom") if callable(test) else test
+        raise ValueError(f"weights= are taken by test='t' and test='randomization', got test={name!r}")
+    w = query_weights(weights, index, arrays=False)
+    return None if all_equal(w) else w
+
+
+def _weighted_paired_stats(a: np.ndarray, b: np.ndarray, w: np.ndarray, *, test: str, alpha: float,
+                           n_resamples: int, seed) -> dict:
+    """:func:`_paired_stats` with frequency weights ``w`` > 0 summing to n (the queries): the
+    weighted mean difference, ``sd = sqrt(sum w (d - mean)**2 / (n - 1))``, the t-test and
+    t-interval on n - 1 degrees of freedom (statsmodels' ``DescrStatsW``), or the sign-flip
+    test of ``sum s_q w_q d_q``."""
+    d = a - b
+    n = d.shape[1]
+    diff = weighted_mean(d.T, w[:, None])
+    sd = np.sqrt(query_sum(w[:, None] * (d.T - diff) ** 2) / (n - 1))
+    zero = ~d.any(axis=1)
+    const = (sd == 0) & ~zero
+    regular = ~zero & ~const
+    effect = np.zeros(len(d))
+    effect[regular] = diff[regular] / sd[regular]
+    effect[const] = np.copysign(np.inf, diff[const])
+    ci_low = np.where(const, diff, 0.0)
+    ci_high = ci_low.copy()
+    p = np.where(const, 0.0, 1.0)
+    se = sd[regular] / np.sqrt(n)
+    half = special.stdtrit(n - 1, 1 - alpha / 2) * se
+    ci_low[regular], ci_high[regular] = diff[regular] - half, diff[regular] + half
+    p[regular] = np.minimum(2.0 * special.stdtr(n - 1, -np.abs(diff[regular] / se)), 1.0)
+    if test == "randomization":
+        todo = ~zero
+        p[todo] = _randomization_pvalues(d[todo] * w, n_resamples, np.random.default_rng(seed))
+    return {"diff": diff, "ci_low": ci_low, "ci_high": ci_high, "p_value": p, "effect_size": effect, "sd": sd}
 
 
 def _paired_stats(a: np.ndarray, b: np.ndarray, *, test: str, alpha: float,

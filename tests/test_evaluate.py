@@ -116,7 +116,8 @@ HELP = " (all names: rankkit evaluate --help)"
         ("p_10", "unknown metric 'p_10'; did you mean P_10 or P@10?"),
         ("mrr10", "unknown metric 'mrr10'; did you mean MRR@10 or RR@10?"),
         ("Recal@100",
-         "unknown metric 'Recal' in metric spec 'Recal@100'; did you mean Recall@100, R@100 or recall_100?"),
+         "unknown metric 'Recal' in metric spec 'Recal@100'; did you mean Recall@100, R@100, recall_100 or "
+         "StRecall@100?"),
         ("ndgc(gain='exp')@10", "unknown metric 'ndgc' in metric spec \"ndgc(gain='exp')@10\"; "
                                 "did you mean nDCG(gain='exp')@10 or RnDCG(gain='exp')?"),
         ("map_10", "unknown metric 'map_10'; did you mean AP@10, AP(normalize='min_k')@10, map_cut_10 or GMAP?"),
@@ -217,7 +218,7 @@ def test_k_must_be_positive_integer(spec, value):
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("P(foo=1)@5", r"metric P does not take parameter\(s\) foo \(allowed: rel, judged_only\)"),
+        ("P(foo=1)@5", r"metric P does not take parameter\(s\) foo \(allowed: rel, normalize, judged_only\)"),
         ("num_ret(rel=2)", r"metric num_ret does not take parameter\(s\) rel \(allowed: judged_only\)"),
         ("nDCG(p=0.5, q=1)",
          r"does not take parameter\(s\) p, q \(allowed: gain, discount, base, no_relevant, judged_only\)"),

@@ -8,6 +8,7 @@ own test values and live functions for its convention on scores at or below 0.
 
 import itertools
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -367,6 +368,77 @@ def test_no_warning_when_every_query_is_scored():
     assert all(not u for u in table.unscored.values())
 
 
+#: The value an ``unscored`` reason states ("no relevant document: 0, as ..."); none stated is nan.
+STATED = re.compile(r": (-?\d+(?:\.\d+)?|inf)\b")
+
+
+def _stated(reason: str) -> float:
+    found = STATED.search(reason)
+    return float(found[1]) if found else math.nan
+
+
+@st.composite
+def record_specs(draw, info):
+    """A spec of the record ``info`` with random values of the parameters its unscored rule reads."""
+    values = {"recall": "0.5"}
+    if "gain" in info.params:
+        mapping = draw(st.dictionaries(st.integers(0, 3), st.sampled_from([0, 0.5, 2]), min_size=1, max_size=4))
+        values["gain"] = draw(st.sampled_from(["'linear'", "'exp'", repr(mapping)]))
+    for name, choices in (("rel", [1, 2]), ("no_relevant", [0, 1]), ("label_ties", ["'ignore'", "'concordant'"]),
+                          ("weights", ["'rows'", "'pairs'"])):
+        if name in info.params:
+            values[name] = draw(st.sampled_from(choices))
+    params = [f"{name}={value}" for name, value in values.items() if name in info.params]
+    spec = info.name + (f"({', '.join(params)})" if params else "")
+    k = 3 if "k" in info.required else draw(st.sampled_from([None, 1, 3])) if info.cutoff else None
+    return spec + (f"@{k}" if k else "")
+
+
+@settings(max_examples=sweep(25), deadline=None)
+@given(data=tied_queries(), ties=st.sampled_from(["average", "pessimistic"]), draw=st.data())
+def test_the_queries_a_record_reports_unscored_are_exactly_those_its_kernel_scores_so(data, ties, draw):
+    """Every record's unscored rule against its kernel: each query it names has the value its
+    reason states (nan where it states none), and every nan is named; a query scored by the
+    formula (inf, or 0 with a relevant document ranked low) is not named."""
+    labels, scores, query = data
+    labels = np.where(np.isin(query, [0]), 0.0, labels)  # a query without a relevant document
+    refused = set()
+    for info in REGISTRY.values():
+        if info.kind == "str":
+            continue
+        spec = draw.draw(record_specs(info), label=info.name)
+        try:
+            table = quiet(labels, scores, query, [spec], ties=ties)
+        except ValueError:  # not linear in the labels: no tied groups' average; or inputs of another kind
+            refused.add(info.name)
+            continue
+        values, unscored = np.asarray(table[spec], dtype=np.float64), table.unscored[spec]
+        for i, q in enumerate(table.query.tolist()):
+            if q in unscored:
+                stated = _stated(unscored[q])
+                assert values[i] == stated or (math.isnan(stated) and math.isnan(values[i])), \
+                    (spec, q, unscored[q], values[i])
+            else:
+                assert not math.isnan(values[i]), (spec, q, "nan but not reported")
+    assert not refused & {"P", "AP", "nDCG", "DCG", "fallout", "LRAP", "num_ret", "utility", "AUC", "GAUC", "PNR"}
+    assert ties == "average" or not refused & {"judged", "bpref", "RnDCG", "ERR"}
+
+
+def test_the_two_corners_of_the_unscored_rule_agree_with_their_kernels():
+    """PNR with label_ties='concordant' scores a list of equal labels inf (its tied pairs as
+    concordant, none discordant), so it is scored, not reported; nDCG with a gain mapping that
+    gives every label 0 has ideal DCG 0 for every query, each reported with its 0."""
+    labels, scores, query = [1, 1, 2, 0, 1], [0.5, 0.2, 0.9, 0.1, 0.3], [1, 1, 2, 2, 3]
+    table = quiet(labels, scores, query, ["PNR", "PNR(label_ties='concordant')", "nDCG(gain={1: 0, 2: 0})@3"])
+    pnr = table["PNR(label_ties='concordant')"]
+    assert pnr[:2].tolist() == [math.inf, math.inf] and math.isnan(pnr[2])
+    assert table.unscored["PNR(label_ties='concordant')"] == {3: "one document"}
+    assert table.unscored["PNR"] == {1: "all labels equal", 3: "one document"}
+    assert table["nDCG(gain={1: 0, 2: 0})@3"].tolist() == [0.0, 0.0, 0.0]
+    assert table.unscored["nDCG(gain={1: 0, 2: 0})@3"] == dict.fromkeys(
+        [1, 2, 3], "no document of positive gain: 0, as rk.evaluate scores it")
+
+
 # --------------------------------------------------------------------------- inputs
 
 
@@ -428,7 +500,7 @@ def test_other_objects_are_refused_with_a_type_error():
 
 def test_score_metrics_are_flagged_and_refused_by_evaluate_and_score():
     flagged = {name for name, info in REGISTRY.items() if info.scores}
-    assert flagged == {"AUC", "GAUC", "PNR", "MSE", "MAE"}
+    assert flagged == {"AUC", "GAUC", "PNR", "MSE", "MAE", "LogLoss", "QueryAUC"}
     assert all(not REGISTRY[name].cutoff for name in flagged)
     message = r'metric AUC needs the model\'s scores: use rk.evaluate_scores\(labels, scores, query, \["AUC"\]\)'
     with pytest.raises(ValueError, match=message):
@@ -453,7 +525,19 @@ def test_score_table_is_a_read_only_mapping_with_a_frame_and_a_repr():
     text = repr(table)
     assert text.startswith(f"ScoreTable: 15 queries, {len(labels)} rows (ties='average'")
     assert "all" in text and "..." not in text.splitlines()[0]
-    assert len(text.splitlines()) == 3 + 11  # summary, two header lines, 5 first rows, 5 last, all
+    lines = text.splitlines()  # summary, two header lines, 6 first queries, "...", 5 last, all, blank, count
+    assert len(lines) == 3 + 6 + 1 + 6 + 2
+    shown = [line.split()[0] for line in lines[3:16]]
+    assert shown == [str(q) for q in table.query[:6]] + ["..."] + [str(q) for q in table.query[-5:]] + ["all"]
+    assert lines[9].split() == ["..."] * 3  # the elided queries, in every column, as pandas marks them
+    assert lines[-1] == "[15 queries x 2 metrics; ... hides 4 queries: to_frame() has them all]" and lines[-2] == ""
+    html = table._repr_html_()
+    assert html.count("<th>...</th>") == 1 and html.endswith("<p>[15 queries x 2 metrics; ... hides 4 queries: "
+                                                             "to_frame() has them all]</p>")
+    for n_queries, hidden in ((10, None), (11, None), (12, "1 query")):
+        small = quiet(*random_data(3, n_queries=n_queries), ["AUC"])
+        assert ("..." in repr(small)) is (hidden is not None)
+        assert repr(small).endswith(f"... hides {hidden}: to_frame() has them all]") or hidden is None
     assert table._repr_html_().startswith("<p>ScoreTable: 15 queries") and "<table" in table._repr_html_()
     with pytest.raises(TypeError):
         table["AUC"] = 0  # type: ignore[index]

@@ -11,7 +11,7 @@ import rankkit as rk
 
 
 def test_aggregate_is_public_and_is_trec_evals_all_line():
-    assert rk.aggregate is sys.modules["rankkit.evaluation.scoring"].aggregate
+    assert rk.aggregate is sys.modules["rankkit.api"].aggregate  # rankkit.evaluation's, with query weights
     qrels = {"q1": {"a": 1, "b": 1}, "q2": {"c": 1}, "q3": {"d": 1}}
     run = {"q1": {"a": 2.0, "x": 1.0}, "q2": {"y": 2.0, "c": 1.0}, "q3": {"z": 1.0}}
     table = rk.evaluate(qrels, run, ["map", "gm_map", "num_q", "num_rel_ret"])

@@ -961,6 +961,11 @@ def test_a_metric_that_cannot_score_a_query_says_what_to_do():
         warnings.simplefilter("ignore")
         a = rankkit.evaluate_scores(labels, [0.9, 0.1, 0.5, 0.4, 0.2, 0.8], query, ["AUC"])
         b = rankkit.evaluate_scores(labels, [0.1, 0.9, 0.5, 0.4, 0.8, 0.2], query, ["AUC"])
-    with pytest.raises(ValueError, match=r"got nan for metric 'AUC', query 2; a paired comparison needs a value "
-                                         r"for every query"):
+    with pytest.raises(ValueError, match=r"got nan for metric 'AUC', query 2; a paired comparison needs a finite "
+                                         r"value for every query: .* frame\[np.isfinite\(frame\).all\(axis=1\)\]"):
         compare(None, {"a": a, "b": b}, "AUC")
+    frames = {name: t.to_frame(all=False) for name, t in {"a": a, "b": b}.items()}  # the advice, followed
+    keeps = [frame[np.isfinite(frame).all(axis=1)].index for frame in frames.values()]
+    common = keeps[0].intersection(keeps[1])
+    table = compare(None, {name: frame.loc[common] for name, frame in frames.items()}, "AUC")
+    assert list(common) == [1, 3] and len(table) == 1

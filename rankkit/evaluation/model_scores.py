@@ -15,19 +15,29 @@ record also says which queries its metric cannot score and why (``unscored``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import inspect
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_option, check_rel, warn_user
-from ..metrics import pairwise
+from ..metrics import binary, graded, pairwise, unranked
+from ..metrics.weighting import (
+    all_equal,
+    check_weight_values,
+    list_weights,
+    query_weights,
+    weighted_aggregate,
+    weighted_mean,
+    weighted_pooled_auc,
+)
 from ..names import REGISTRY, Metric, expand_metrics
-from ..ops.primitives import namespace
+from ..ops.primitives import device, is_numpy, namespace, query_sum
 from ..rankings import Rankings
 from .arrays import aggregate_column, defaults, score_values
-from .score_layout import rank_scores
+from .score_layout import query_codes, rank_scores
 from .score_table import ScoreTable, to_numpy
 
 __all__ = ["evaluate_scores", "ScoreTable", "SCORE_TIES", "RETRIEVED", "DEFAULT_METRICS"]
@@ -51,6 +61,7 @@ def evaluate_scores(
     rel: float = 1,
     weights: Any = "rows",
     retrieved: str = "all",
+    item_weights: Any = None,
 ) -> ScoreTable:
     """Score a model's predictions per query: labels, scores and query ids as 1-D arrays.
 
@@ -86,9 +97,17 @@ def evaluate_scores(
     rel : float, default=1
         Relevance level of the binary metrics and of AUC/GAUC (positive: label >= rel),
         as :func:`rankkit.evaluate`'s ``rel``; a spec's own ``rel=`` wins.
-    weights : {"rows", "queries", "positives", "pairs"} or array-like of shape (n_queries,), default="rows"
-        GAUC's weight of each query's AUC (see :func:`rankkit.metrics.pairwise.gauc`);
-        an array is in the order of the sorted query ids. A spec's ``weights=`` wins.
+    weights : {"rows", "queries", "positives", "pairs"}, array-like, pandas Series or dict, default="rows"
+        A name: GAUC's weight of each query's AUC (see :func:`rankkit.metrics.pairwise.gauc`;
+        a spec's ``weights=`` wins). Numbers: the weight of each query (finite, >= 0, not
+        all 0), in every aggregate (``.all``) and as GAUC's weights: an array of shape
+        (n_queries,) in the order of the sorted query ids, a Series or dict by query id,
+        or one weight per row, equal within each query (CatBoost's group weights; TensorFlow
+        Ranking's per-list weights given per example). Rank metrics: the weighted mean;
+        AUC pooled over all rows: each row weighs its query's weight (each pair of rows the
+        product, ``roc_auc_score(..., sample_weight=...)``); MSE, MAE: the row-weighted mean;
+        PNR: ``sum_q w_q C_q / sum_q w_q D_q``. Equal weights give the unweighted numbers bit
+        for bit. The per-query values do not change.
     retrieved : {"all", "positive"}, default="all"
         ``"positive"``: a row scored 0 or less is not retrieved: it keeps its rank but
         counts as not relevant in the ranking (the judgments keep its label, so recall's
@@ -100,6 +119,19 @@ def evaluate_scores(
         ``tests/unittests/retrieval/test_score_shift.py`` asks for: values unchanged by
         shifting every score. Metrics of the scores (AUC, GAUC, PNR, MSE, MAE) are not
         affected.
+    item_weights : array-like of shape (n_rows,) or None, default=None
+        A weight per row (document), as TensorFlow Ranking's per-example ``weights``
+        (``tensorflow_ranking/python/metrics_impl.py``), NumPy inputs only: a row of weight 0
+        is left out (a query with only such rows leaves the table); DCG, CG and nDCG weigh
+        each document's gain by its weight (nDCG's ideal sorts the weighted gains; DCG and CG
+        per unit of the list's weight), AP sums ``P@i w_i`` over the relevant ranks and
+        divides by the weight of all relevant documents; P, R, RR and success keep their
+        values. Every aggregate is the mean weighted by each list's weight,
+        ``sum_i w_i rel_i / sum_i rel_i`` (rel: label >= ``rel``; the gain for CG, DCG and
+        nDCG), a list without relevance taking the mean weight of the others
+        (:mod:`rankkit.metrics.weighting`), times the query's ``weights`` if given
+        (``table.settings["list_weights"]`` holds each metric's list weights). Other
+        metrics, and tied scores under ``ties="average"``, are refused.
 
     Returns
     -------
@@ -113,7 +145,9 @@ def evaluate_scores(
     ValueError
         Arrays not 1-D or of different lengths, no rows, scores NaN or infinite, labels
         NaN, infinite or negative, query ids that are floats, an unknown metric (with the
-        nearest names), an option not among its choices.
+        nearest names), an option not among its choices; weights or item weights negative,
+        NaN, infinite, all 0 or of the wrong length, a query without a weight, per-row
+        weights that differ within a query, item weights with a metric that takes none.
 
     Warns
     -----
@@ -154,9 +188,20 @@ def evaluate_scores(
     settings = {"ties": ties, "rel": rel, "weights": weights, "retrieved": retrieved}
     if all(_is_numpy_like(x) for x in (labels, scores, query)):
         labels, scores, query = _check_numpy(labels, scores, query)
+    elif item_weights is not None:
+        raise ValueError("item_weights are taken with NumPy inputs only: pass labels, scores and query as NumPy "
+                         "arrays (tensor.cpu().numpy())")
     else:
         labels, scores, query = _other_library(labels, scores, query, columns)
+    if item_weights is not None:
+        labels, scores, query, weights, item_weights = _item_rows(labels, scores, query, weights, item_weights,
+                                                                  columns)
+        settings["item_weights"] = True
     ids, r, score_matrix = rank_scores(labels, scores, query, ties)
+    if not isinstance(weights, str):
+        settings["weights"] = _per_query(weights, query, ids, int(labels.shape[0]), r.labels)
+    if item_weights is not None:
+        r = _with_item_weights(r, labels, scores, query, item_weights, ties)
     return _table(r, score_matrix, columns, settings)
 
 
@@ -244,6 +289,7 @@ def _table(r: Rankings, score_matrix: Any, columns: dict[str, Metric], settings:
             params = _params(metric, settings)
             values[column] = metric.info.per_query(r, score_matrix, **params)
             totals[column] = metric.info.total(r, score_matrix, values[column], ties=settings["ties"], **params)
+    _weigh_totals(r, score_matrix, columns, values, totals, settings)
     values = {c: values[c] for c in columns}
     if isinstance(score_matrix, np.ndarray):
         totals = {c: np.float64(totals[c]) for c in columns}
@@ -286,6 +332,150 @@ def _warn(unscored: dict[str, dict[Any, str]], columns: dict[str, Metric]) -> No
                                                                        if len(ids) > 5 else "")
         warn_user(f"{column} cannot score {len(ids)} quer{'y' if len(ids) == 1 else 'ies'} "
                   f"({info.left_out}): {shown}")
+
+
+# --------------------------------------------------------------------------- weights
+
+#: The kernels that take item weights (TensorFlow Ranking's metrics), by what a list's
+#: relevance is in its list weight: relevant or not (label >= rel), or the gain.
+_ITEM_WEIGHTED = {binary.precision: "binary", binary.recall: "binary", binary.reciprocal_rank: "binary",
+                  binary.success: "binary", binary.average_precision: "binary", graded.cumulative_gain: "gain",
+                  graded.dcg: "gain", graded.ndcg: "gain"}
+
+
+def _kernel(metric: Metric) -> Any:
+    return inspect.unwrap(metric.info.func)
+
+
+def _per_query(weights: Any, query: Any, ids: Any, n_rows: int, like: Any) -> Any:
+    """One weight per query, in the order of ``ids``, from weights by query id, per query or per
+    row (equal within each query), checked; an array of the library of ``like``."""
+    ids_np = to_numpy(ids)
+    if isinstance(weights, Mapping) or (hasattr(weights, "index") and hasattr(weights, "to_numpy")):
+        w = query_weights(weights, ids_np)
+    else:
+        w = check_weight_values(weights if _is_numpy_like(weights) else to_numpy(weights))
+        if w.shape[0] == n_rows and n_rows != len(ids_np):
+            w = _from_rows(w, None if query is None else to_numpy(query), ids_np)
+        elif w.shape[0] != len(ids_np):
+            raise ValueError(f"weights must hold one number per query ({len(ids_np)}), got shape {w.shape}: in the "
+                             f"order of the sorted query ids, or one per row ({n_rows})")
+    if all_equal(w):  # equal weights are every query alike: GAUC's "queries", to the bit
+        w = np.ones_like(w)
+    if is_numpy(like):
+        return w
+    return namespace(like).asarray(w, dtype=like.dtype, device=device(like))
+
+
+def _from_rows(w: np.ndarray, query: np.ndarray | None, ids: np.ndarray) -> np.ndarray:
+    """Per-row weights as one per query: they must be equal within each query."""
+    _, codes = query_codes(query, len(w))
+    per_query = np.zeros(len(ids))
+    per_query[codes] = w
+    differ = per_query[codes] != w
+    if differ.any():
+        code = codes[np.flatnonzero(differ)[0]]
+        low, high = np.unique(w[codes == code])[[0, -1]].tolist()
+        raise ValueError(f"weights must hold one number per query ({len(ids)}), or one per row equal within each "
+                         f"query; got {low!r} and {high!r} in query {ids[code].item()!r}: a weight per document is "
+                         "item_weights=")
+    return per_query
+
+
+def _item_rows(labels: np.ndarray, scores: np.ndarray, query: np.ndarray | None, weights: Any, item_weights: Any,
+               columns: dict[str, Metric]) -> tuple:
+    """The rows of positive item weight (TensorFlow Ranking masks the others), with their
+    weights; the metrics that take no item weights refused."""
+    refused = [str(m) for m in columns.values() if _kernel(m) not in _ITEM_WEIGHTED]
+    if refused:
+        names = sorted({n for n, info in REGISTRY.items() if inspect.unwrap(info.func) in _ITEM_WEIGHTED})
+        raise ValueError(f"metric {refused[0]} takes no item weights; those that do (TensorFlow Ranking's): "
+                         f"{', '.join(names)}")
+    w = check_weight_values(item_weights, "item_weights")
+    if w.shape[0] != len(labels):
+        raise ValueError(f"item_weights must hold one weight per row ({len(labels)}), got {w.shape[0]}")
+    keep = w > 0
+    if keep.all():
+        return labels, scores, query, weights, w
+    by_row = not isinstance(weights, (str, Mapping)) and not hasattr(weights, "index") and len(weights) == len(w)
+    return (labels[keep], scores[keep], None if query is None else query[keep],
+            np.asarray(weights)[keep] if by_row else weights, w[keep])
+
+
+def _with_item_weights(r: Rankings, labels: np.ndarray, scores: np.ndarray, query: np.ndarray | None,
+                       w: np.ndarray, ties: str) -> Rankings:
+    """``r`` with each row's item weight at its rank: rows ordered as :func:`rank_scores`
+    orders them (score descending, then label), rows alike in both in their order."""
+    if r.ties is not None:
+        raise ValueError("item_weights need one order of every query's rows, and some scores tie within a query: "
+                         "pass ties='pessimistic' or 'optimistic'")
+    n = len(labels)
+    _, codes = query_codes(query, n)
+    grouped = np.argsort(codes, kind="stable")  # each query's rows, in their order
+    counts = np.bincount(codes, minlength=r.n_queries)
+    cell = codes[grouped], np.arange(n) - (np.cumsum(counts) - counts)[codes[grouped]]
+    rows = np.full(r.labels.shape, -1)
+    by_score, by_label = np.full(r.labels.shape, np.inf), np.zeros(r.labels.shape)  # padding last
+    rows[cell], by_score[cell] = grouped, -scores[grouped]
+    by_label[cell] = labels[grouped] if ties == "pessimistic" else -labels[grouped]
+    rows = np.take_along_axis(rows, np.lexsort((by_label, by_score), axis=1), axis=1)  # stable, row by row
+    matrix, placed = np.where(rows >= 0, w[rows], 0.0), np.where(rows >= 0, labels[rows], 0.0)
+    if not np.array_equal(placed, r.labels):  # the two orders must agree
+        raise RuntimeError("item weights and labels ranked apart; please report this input")
+    return replace(r, item_weights=matrix)
+
+
+def _list_weights(r: Rankings, metric: Metric, rel: float) -> np.ndarray:
+    """Each list's weight from its item weights (TensorFlow Ranking's rule), its relevance
+    the metric's: label >= rel, or the gain."""
+    if _ITEM_WEIGHTED[_kernel(metric)] == "gain":
+        gains = graded.cumulative_gain(r.labels.reshape(-1, 1), gain=metric.kwargs.get("gain", "linear"))
+        relevance = np.where(r.judged, np.asarray(gains).reshape(r.labels.shape), 0.0)
+    else:
+        relevance = ((r.labels >= metric.kwargs.get("rel", rel)) & r.judged).astype(np.float64)
+    return list_weights(r.item_weights, relevance)
+
+
+def _weigh_totals(r: Rankings, score_matrix: Any, columns: dict[str, Metric], values: dict, totals: dict,
+                  settings: dict[str, Any]) -> None:
+    """Each aggregate with the query weights and the lists' weights, where they are not all
+    equal (equal weights leave the unweighted aggregates, to the bit)."""
+    given = settings["weights"]
+    query_w = None if isinstance(given, str) or all_equal(to_numpy(given)) else given
+    for column, metric in columns.items():
+        w = query_w
+        if r.item_weights is not None:
+            lists = _list_weights(r, metric, settings["rel"])
+            settings.setdefault("list_weights", {})[column] = lists
+            w = lists if query_w is None else lists * query_w
+        if w is None or all_equal(to_numpy(w)) or _kernel(metric) is pairwise.gauc:
+            continue  # GAUC weighs its queries itself (the query weights are its weights)
+        if metric.info.scores:
+            totals[column] = _weighted_score_total(column, metric, r, score_matrix, values[column], w, settings)
+        elif not is_numpy(w):
+            totals[column] = weighted_mean(values[column], w)
+        else:
+            totals[column] = weighted_aggregate(values[column], w, metric.info.aggregate)
+
+
+def _weighted_score_total(column: str, metric: Metric, r: Rankings, score_matrix: Any, values: Any, w: Any,
+                          settings: dict[str, Any]) -> Any:
+    """AUC, MSE, MAE and PNR over every row or pair, each weighing its query's weight."""
+    kernel, params = _kernel(metric), _params(metric, settings)
+    xp = namespace(score_matrix)
+    if kernel is pairwise.auc:
+        rows = xp.broadcast_to(xp.reshape(w, (-1, 1)), r.labels.shape)[r.judged]
+        return weighted_pooled_auc(r.labels[r.judged], score_matrix[r.judged], rows, ties=settings["ties"],
+                                   rel=params.get("rel", 1))
+    if kernel in (unranked.mse, unranked.mae):
+        return weighted_mean(values, w * xp.astype(r.lengths, w.dtype))
+    if kernel is pairwise.pnr:
+        concordant, discordant, tied = pairwise.pair_counts(r)
+        if params.get("label_ties", "ignore") == "concordant":
+            concordant = concordant + tied
+        total = pairwise.pnr_ratio(xp.asarray(query_sum(w * concordant)), xp.asarray(query_sum(w * discordant)))
+        return float(total) if is_numpy(total) else total
+    raise ValueError(f"metric {column} has no aggregate with query weights")
 
 
 # --------------------------------------------------------------------------- other array libraries

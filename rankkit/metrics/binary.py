@@ -42,6 +42,7 @@ from .._validation import (
     check_n_relevant,
     check_no_ties,
     check_option,
+    check_probability,
     check_rel,
     is_real,
 )
@@ -66,6 +67,7 @@ from ._ranks import checked_n_relevant, checked_override, precision_at_relevant,
 from .curves import ROUNDINGS as ROUNDINGS
 from .curves import STANDARD_RECALL_LEVELS as STANDARD_RECALL_LEVELS
 from .curves import interpolated_precision, interpolated_precision_average, pr_curve
+from .weighting import weighted_precision_sums
 
 __all__ = [
     "precision", "recall", "r_precision", "success", "average_precision",
@@ -80,6 +82,15 @@ NORMALIZATIONS = ("relevant", "retrieved", "min_k")
 #: How :func:`average_precision` counts a tie group (``ties="average"``): the exact expected
 #: value over its orders, or at the precision at the group's end (scikit-learn's rule).
 TIED = ("expected", "group_end")
+
+#: Denominators of :func:`precision` at a cutoff k: k (trec_eval), or min(k, documents
+#: retrieved) (TensorFlow Ranking's ``PrecisionMetric``).
+PRECISION_NORMALIZATIONS = ("k", "min_k_retrieved")
+
+#: How :func:`bpref` scales the non-relevant documents above a relevant one: by min(R, N)
+#: (trec_eval 8 and later), or by R (Buckley & Voorhees 2004; TensorFlow Ranking's
+#: ``use_trec_version=False``).
+BPREF_NORMALIZATIONS = ("min_relevant_nonrelevant", "relevant")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -264,7 +275,10 @@ def num_nonrelevant_judged_retrieved(rankings: RankingsLike, *, rel: float = 1) 
 # --------------------------------------------------------------------------- set-based at k
 
 
-def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatOrArray:
+def precision(
+    rankings: RankingsLike, *, k: int | None = None, rel: float = 1,
+    normalize: Literal["k", "min_k_retrieved"] = "k",
+) -> FloatOrArray:
     """Precision at cutoff ``k``: the fraction of the top ``k`` that is relevant.
 
     P@k = (number of relevant documents in the top k) / k.
@@ -281,6 +295,12 @@ def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -
         Cutoff; ``None`` uses the whole list.
     rel : float, default=1
         Relevance threshold: label >= rel is relevant.
+    normalize : {"k", "min_k_retrieved"}, default="k"
+        The denominator at a cutoff: ``"k"`` (trec_eval ``P_k``, ir_measures, ranx) or
+        ``"min_k_retrieved"``, min(k, documents retrieved), so that a list shorter than k
+        can score 1 (TensorFlow Ranking's ``PrecisionMetric``, ``tensorflow_ranking/python/
+        metrics_impl.py``: its test ``test_precision_should_handle_topn`` gives 2/3 at
+        topn=6 for a list of 3 holding 2 relevant documents). Equal when k <= the list's length.
 
     Returns
     -------
@@ -297,11 +317,21 @@ def precision(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -
     0.6
     >>> precision([[1, 0], [1, 1]], k=4)
     array([0.25, 0.5 ])
+    >>> precision([[1, 0], [1, 1]], k=4, normalize="min_k_retrieved")
+    array([0.5, 1. ])
     """
     r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     rel = check_rel(rel)
-    return r.result(ratio(_hits(r, rel, k), r.lengths if k is None else k))
+    normalize = check_option(normalize, PRECISION_NORMALIZATIONS, "normalize")
+    if k is None:
+        shown = r.lengths
+    elif normalize == "k":
+        shown = k
+    else:
+        xp = namespace(r.lengths)
+        shown = xp.minimum(r.lengths, xp.full_like(r.lengths, k))
+    return r.result(ratio(_hits(r, rel, k), shown))
 
 
 def recall(
@@ -557,6 +587,7 @@ def average_precision(
     rel: float = 1,
     n_relevant=None,
     tied: Literal["expected", "group_end"] = "expected",
+    no_relevant: float = 0.0,
 ) -> FloatOrArray:
     """Average precision at cutoff ``k``: the mean of P@i over the relevant ranks i <= k.
 
@@ -599,11 +630,16 @@ def average_precision(
           ``average_precision_score`` (whose thresholds are the distinct scores). A group
           cut by ``k`` counts its expected share above the cut, x = r * m / n for its m
           ranks there, at precision (h + x) / k.
+    no_relevant : float in [0, 1], default=0.0
+        The value of a query without a relevant document (R = 0): 0 as trec_eval scores
+        it, 1 as XGBoost's ``map`` metric does (``map-`` gives 0; XGBoost's
+        ``tests/cpp/metric/test_rank_metric.h``, ``VerifyMAP``: 0.8611 over three groups,
+        the last without a relevant document).
 
     Returns
     -------
     float or ndarray of shape (n_queries,)
-        In [0, 1]; a query with no relevant document scores 0.0.
+        In [0, 1]; a query with no relevant document scores ``no_relevant`` (0.0).
 
     Raises
     ------
@@ -639,18 +675,26 @@ def average_precision(
     ...                 n_judged=np.array([2]), query_ids=pd.Index(["q"]), ties=np.array([[0, 0]]))
     >>> average_precision(tied), average_precision(tied, tied="group_end")
     (array([0.75]), array([0.5]))
+
+    XGBoost's rule for a list without a relevant document:
+
+    >>> average_precision([[1, 0], [0, 0]], no_relevant=1)
+    array([1., 1.])
     """
     r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     normalize = check_option(normalize, NORMALIZATIONS, "normalize")
     rel = check_rel(rel)
     tied = check_option(tied, TIED, "tied")
+    no_relevant = check_probability(no_relevant, "no_relevant", low_open=False)
     n_rel = checked_n_relevant(r, rel, n_relevant)
     if r.ties is None:
         relevant = _top(r.labels, k) >= rel
         found = count(relevant)
         # Summed rank by rank, like trec_eval's loop, so the last digit agrees too.
         total = precision_sum(relevant, r.labels)
+        if r.item_weights is not None:  # item weights (evaluate_scores): TensorFlow Ranking's AP
+            total, found, n_rel = weighted_precision_sums(r, relevant, rel)
     else:
         if normalize == "retrieved" and k is not None:
             raise ValueError("normalize='retrieved' takes no cutoff k on rankings with tie groups "
@@ -668,7 +712,15 @@ def average_precision(
         denominator = found
     else:
         denominator = n_rel if k is None else namespace(total).minimum(as_float(n_rel, total), float(k))
-    return r.result(ratio(total, denominator))
+    return r.result(_unless_no_relevant(ratio(total, denominator), n_rel, no_relevant))
+
+
+def _unless_no_relevant(values, n_rel, no_relevant: float):
+    """``values``, with ``no_relevant`` where a query has no relevant document (R = 0)."""
+    if not no_relevant:
+        return values
+    xp = namespace(values)
+    return xp.where(n_rel > 0, values, xp.full_like(values, no_relevant))
 
 
 def yaap(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatOrArray:
@@ -730,7 +782,9 @@ def yaap(rankings: RankingsLike, *, rel: float = 1, n_relevant=None) -> FloatOrA
     return r.result(ln((1.0 + total) / (1.0 + n_rel - total)))  # correctly rounded, as glibc's log
 
 
-def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float = 1) -> FloatOrArray:
+def reciprocal_rank(
+    rankings: RankingsLike, *, k: int | None = None, rel: float = 1, no_relevant: float = 0.0
+) -> FloatOrArray:
     """Reciprocal rank: 1 / rank of the first relevant document within the top ``k``.
 
     RR@k = 1 / min{i <= k : rel_i}, and 0.0 when no relevant document is in the top k.
@@ -745,11 +799,15 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
         Cutoff; ``None`` uses the whole list.
     rel : float, default=1
         Relevance threshold: label >= rel is relevant.
+    no_relevant : float in [0, 1], default=0.0
+        The value of a query without a relevant document (R = 0): 0 as trec_eval scores
+        it; 1 takes such a query as one the ranking cannot get wrong, as XGBoost's ``map``
+        and LightGBM's ``ndcg`` do (see :func:`average_precision`).
 
     Returns
     -------
     float or ndarray of shape (n_queries,)
-        In [0, 1]; a query with no relevant document scores 0.0. With tie groups
+        In [0, 1]; a query with no relevant document scores ``no_relevant`` (0.0). With tie groups
         (``ties="average"``), the exact expected value over their orders (McSherry &
         Najork 2008, see :func:`average_precision`): in the first group holding a relevant
         document, r of its n, below c documents, its i-th rank is the first relevant one
@@ -767,18 +825,28 @@ def reciprocal_rank(rankings: RankingsLike, *, k: int | None = None, rel: float 
     r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     rel = check_rel(rel)
+    no_relevant = check_probability(no_relevant, "no_relevant", low_open=False)
+    return r.result(_unless_no_relevant(_reciprocal_ranks(r, rel, k), r.n_relevant(rel), no_relevant))
+
+
+def _reciprocal_ranks(r: Rankings, rel: float, k: int | None):
+    """1 / the rank of the first relevant document in the top k (0.0 without one), or its
+    expectation over the orders of the tie groups."""
     if r.ties is not None:
         chance = _expected_first_relevant(r, _relevant(r, rel))
-        return r.result(rank_sum(_top(chance / _ranks(chance), k)))
+        return rank_sum(_top(chance / _ranks(chance), k))
     relevant = _top(r.labels, k) >= rel
     if not relevant.shape[1]:
-        return r.result(as_float(count(relevant), r.labels))
+        return as_float(count(relevant), r.labels)
     xp = namespace(relevant)
     first = as_float(xp.argmax(as_float(relevant, r.labels), axis=1), r.labels) + 1.0
-    return r.result(xp.where(xp.any(relevant, axis=1), 1.0 / first, 0.0))
+    return xp.where(xp.any(relevant, axis=1), 1.0 / first, 0.0)
 
 
-def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
+def bpref(
+    rankings: RankingsLike, *, rel: float = 1,
+    normalize: Literal["min_relevant_nonrelevant", "relevant"] = "min_relevant_nonrelevant",
+) -> FloatOrArray:
     """Binary preference, exactly as trec_eval ``bpref`` (Buckley & Voorhees, SIGIR 2004).
 
     bpref = (1 / R) * sum over retrieved relevant r of
@@ -795,6 +863,12 @@ def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
         position as judged (then N = number retrieved - R).
     rel : float, default=1
         Relevance threshold: label >= rel is relevant.
+    normalize : {"min_relevant_nonrelevant", "relevant"}, default="min_relevant_nonrelevant"
+        What min(n_r, R) is divided by: min(N, R), trec_eval 8 and later; or R, the
+        formula of Buckley & Voorhees's paper, (1 / R) * sum_r (1 - min(n_r, R) / R)
+        (TensorFlow Ranking's ``BPrefMetric(use_trec_version=False)``: its test
+        ``test_bpref_divides_with_r_when_use_trec_version_is_false`` gives 0.5 for the
+        labels [0, 1, 1], where trec_eval's version gives 0).
 
     Returns
     -------
@@ -813,9 +887,12 @@ def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
     0.75
     >>> bpref([0, 0, 1, 1, 0, 0])
     0.0
+    >>> bpref([0, 1, 1]), bpref([0, 1, 1], normalize="relevant")   # 1 - 1/1 or 1 - 1/2, twice
+    (0.0, 0.5)
     """
     r = as_rankings(rankings)
     rel = check_rel(rel)
+    normalize = check_option(normalize, BPREF_NORMALIZATIONS, "normalize")
     check_no_ties(r, "bpref", "per_rank")
     relevant = r.relevant(rel)
     n_rel = r.n_relevant(rel)
@@ -823,7 +900,8 @@ def bpref(rankings: RankingsLike, *, rel: float = 1) -> FloatOrArray:
     _, _, rows, cols = relevant_ranks(relevant)
     # The judged non-relevant documents above each relevant one.
     above = np.cumsum(r.judged & ~relevant, axis=1, dtype=np.int32)[rows, cols]
-    penalty = ratio(np.minimum(above, n_rel[rows]), np.minimum(n_nonrel, n_rel)[rows])
+    scale = np.minimum(n_nonrel, n_rel) if normalize == "min_relevant_nonrelevant" else n_rel
+    penalty = ratio(np.minimum(above, n_rel[rows]), scale[rows])
     # bincount adds the weights in the order given, row-major: each query in rank order.
     total = np.bincount(rows, weights=1.0 - penalty, minlength=r.n_queries)
     return r.result(ratio(total, n_rel))

@@ -63,6 +63,7 @@ from ..ops.primitives import (
     weighted_rank_sum,
 )
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
+from .weighting import ideal_item_gains, item_gains
 
 GAINS = ("linear", "exp")
 GainLike = Literal["linear", "exp"] | Mapping[float, float]
@@ -162,7 +163,7 @@ def _ranked_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
     if g(np.zeros(1))[0] != 0:  # a mapping giving label 0 a gain: unjudged ranks keep 0
         xp = namespace(gains)
         gains = xp.where(_top(r.judged, span), gains, xp.zeros_like(gains))
-    return _top(r.expected(gains), k)
+    return _top(r.expected(item_gains(r, gains, g)), k)  # item weights (evaluate_scores): TFR's weighted gains
 
 
 def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
@@ -172,6 +173,8 @@ def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
     a mapping's gains are re-sorted. Only positive gains enter the ideal ranking
     (trec_eval's ``m_ndcg.c``; this matters only for mappings with negative gains).
     """
+    if r.item_weights is not None:  # TensorFlow Ranking's ideal: the weighted gains sorted
+        return _top(ideal_item_gains(r, g), k)
     monotone = getattr(g, "monotone", False)
     ideal = _top(r.ideal, k) if monotone else r.ideal
     gains = g(ideal)
@@ -186,12 +189,18 @@ def _ideal_gains(r: Rankings, g: GainFunction, k: int | None) -> np.ndarray:
     return _top(gains, k)
 
 
-def _discount_function(discount: str, base) -> DiscountFunction:
+def _discount_function(discount, base) -> DiscountFunction:
     """Validate ``discount`` and ``base`` once; return ``n -> weights of ranks 1..n``.
 
     The log discount of a base b other than 2 carries ``divisors`` (``n -> log_b(i + 1)``),
-    so that :func:`_dcg` divides by them as it divides by ``log2(i + 1)``.
+    so that :func:`_dcg` divides by them as it divides by ``log2(i + 1)``. A callable
+    ``discount`` gives the weights itself (:func:`_callable_discount`).
     """
+    if callable(discount):
+        if check_base(base) != 2.0:
+            raise ValueError(f"base applies to the discounts {DISCOUNTS}, not to a callable discount; "
+                             f"got base={base!r}")
+        return _callable_discount(discount)
     discount = check_option(discount, DISCOUNTS, "discount")
     base = check_base(base)
     if discount == "jk":
@@ -203,6 +212,23 @@ def _discount_function(discount: str, base) -> DiscountFunction:
         return 1.0 / log_ranks(n, base)
 
     weights.divisors = lambda n: log_ranks(n, base)  # type: ignore[attr-defined]
+    return weights
+
+
+def _callable_discount(discount: Callable) -> DiscountFunction:
+    """The weights of ranks 1..n from a user's function: ``discount`` is called once, with
+    the ranks 1.0, 2.0, ..., n as a float64 NumPy array, and must give one finite weight per
+    rank (or one for all), as TensorFlow Ranking's ``rank_discount_fn`` takes the ranks."""
+    def weights(n: int) -> np.ndarray:
+        ranks = np.arange(1, n + 1, dtype=np.float64)
+        try:
+            values = np.broadcast_to(np.asarray(discount(ranks), dtype=np.float64), (n,))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"discount(ranks) must give one number per rank, for {n} ranks: {exc}") from None
+        if not np.isfinite(values).all():
+            raise ValueError(f"discount(ranks) must give finite weights, got {values[~np.isfinite(values)][0]!r}")
+        return values
+
     return weights
 
 
@@ -315,11 +341,16 @@ def dcg(
         ``2**r - 1`` (Burges et al. 2005, the lipstick example of the NDCG article); a
         mapping label -> gain, other labels keep ``g(r) = r`` (trec_eval's gain
         parameters). Unjudged documents have gain 0.
-    discount : {"log2", "jk"}, default="log2"
+    discount : {"log2", "jk"} or callable, default="log2"
         ``"log2"``: w_i = 1 / log_b(i + 1) from rank 1, b = ``base`` (b = 2: Burges et
         al. 2005; trec_eval, scikit-learn and the articles of the module's references).
         ``"jk"``: Järvelin & Kekäläinen's original discount, w_i = 1 for ranks i < b and
         1 / log_b(i) from rank b on (ACM TOIS 20(4), 2002, doi:10.1145/582415.582418).
+        A callable (the Python functions only; a metric spec names the two above) is
+        TensorFlow Ranking's ``rank_discount_fn``: called once with the ranks 1.0, 2.0, ...
+        as a NumPy array, it returns w_i, e.g. ``lambda i: 1 / (i + 10)`` (TFR's test
+        ``test_dcg_should_use_custom_rank_discount_fn``) or ``lambda i: 1 / i``; ``base``
+        must then stay 2. IDCG and nDCG use the same w_i.
     base : float, default=2.0
         b, a finite number > 1. With ``"log2"`` it is scikit-learn's ``log_base`` of
         ``dcg_score`` and ``ndcg_score`` (``base=10`` reproduces ``log_base=10``); a b
@@ -359,6 +390,11 @@ def dcg(
 
     >>> round(dcg([3, 0, 0], base=10), 4)
     9.9658
+
+    A discount of one's own, TensorFlow Ranking's ``1 / (rank + 10)``: 3/12 + 1/13.
+
+    >>> round(dcg([0, 3, 1, 0], discount=lambda i: 1 / (i + 10)), 4)
+    0.3269
     """
     r = as_rankings(rankings, any_library=True)
     k = check_k(k)
@@ -698,6 +734,7 @@ def err(
     k: int | None = None,
     p: float = 1.0,
     max_grade: float | None = None,
+    stop: Literal["grade", "label"] = "grade",
 ) -> FloatOrArray:
     """Expected reciprocal rank (Chapelle et al. 2009) with persistence ``p``, per query.
 
@@ -720,6 +757,12 @@ def err(
         by one may differ; :func:`rankkit.evaluate` passes the data set's maximum).
         Labels above ``max_grade`` are refused. For labels in [0, 1], ``max_grade=1``
         gives R = (2**g - 1) / 2.
+    stop : {"grade", "label"}, default="grade"
+        R_i, the chance to stop at rank i: ``"grade"`` as above; ``"label"`` the label
+        itself, a probability in [0, 1] (CatBoost's ``ERR``, which takes targets in [0, 1]
+        as they are; ``max_grade`` then plays no part). Its test ``ERRTest``
+        (``catboost/libs/metrics/ut/err_ut.cpp``) gives 0.82 for targets 0.8, 0, 0, 0.4 in
+        rank order: 0.8 + (1/4) * 0.4 * 0.2.
 
     Returns
     -------
@@ -741,30 +784,51 @@ def err(
     0.9375
     >>> err([[1, 0], [0, 1]], max_grade=1)   # R = 1/2 at rank 1, or at rank 2 (1/2 * 1/2)
     array([0.5 , 0.25])
+    >>> round(err([0.8, 0, 0, 0.4], stop="label"), 4)
+    0.82
     """
     r = as_rankings(rankings, any_library=True)
     k = check_k(k)
     p = check_probability(p, "p")
+    stop = check_option(stop, ERR_STOPS, "stop")
     if r.ties is not None and _tied(r.ties):
         raise ValueError(
             "err does not support ties='average' (ERR is not linear in the labels); "
             "rank with ties='docno', 'optimistic' or 'pessimistic'"
         )
-    if max_grade is None:
-        top = namespace(r.labels).maximum(_largest(r.ideal), _largest(r.labels))
-    else:
-        top = _check_max_grade(max_grade, r.labels)
-    _check_exp_range(top, "ERR")
     labels = _top(r.labels, k)
     ranks = np.arange(1, labels.shape[1] + 1, dtype=np.float64)
     weights = powers(p, labels.shape[1]) / ranks  # a table, moved to the labels' device by the sum
     # R_i, then R_i * prod_{j<i} (1 - R_j) (the chance to stop at i); in place where the
     # library allows it (NumPy, array-api-strict), as the matrices can be large
-    stop = exp2(labels)
-    stop -= 1.0
-    stop /= exp2(as_float(top, labels))
-    stop *= cumulative_product(1.0 - stop)[:, :-1]  # rank 1 times 1.0: unchanged
-    return r.result(weighted_rank_sum(stop, weights))
+    chance = _stop_chances(r, labels, max_grade, stop)
+    chance *= cumulative_product(1.0 - chance)[:, :-1]  # rank 1 times 1.0: unchanged
+    return r.result(weighted_rank_sum(chance, weights))
+
+
+#: How :func:`err` reads a label as the chance to stop: (2**g - 1) / 2**max_grade of its grade,
+#: or the label itself (a probability, CatBoost's ERR).
+ERR_STOPS = ("grade", "label")
+
+
+def _stop_chances(r: Rankings, labels, max_grade, stop: str):
+    """R_i of :func:`err` at each rank, a new array: from the grades, or the labels as they are."""
+    if stop == "label":
+        if max_grade is not None:
+            check_max_grade(max_grade)
+        top = _largest(r.labels)
+        if top > 1:
+            raise ValueError(f"stop='label' takes labels in [0, 1] (stopping probabilities), got {float(top)!r}")
+        return labels * 1.0
+    if max_grade is None:
+        top = namespace(r.labels).maximum(_largest(r.ideal), _largest(r.labels))
+    else:
+        top = _check_max_grade(max_grade, r.labels)
+    _check_exp_range(top, "ERR")
+    chance = exp2(labels)
+    chance -= 1.0
+    chance /= exp2(as_float(top, labels))
+    return chance
 
 
 def _tied(ties: np.ndarray) -> bool:

@@ -537,9 +537,14 @@ def auc_unscored(rankings: Rankings, *, rel: float = 1, **_: Any) -> list:
             (n_pos == n, f"no negative document (label < {rel:g})")]
 
 
-def pnr_unscored(rankings: Rankings, **_: Any) -> list:
-    """The queries PNR cannot score, and why: one document, or all labels equal."""
+def pnr_unscored(rankings: Rankings, *, label_ties: str = "ignore", **_: Any) -> list:
+    """The queries PNR cannot score, and why: one document, or all labels equal; with
+    ``label_ties="concordant"`` a list of equal labels has its tied pairs as concordant and
+    none discordant, which :func:`pnr` scores ``inf`` (and the pooled counts count), so only
+    one document is left."""
     n = rankings.lengths
+    if label_ties == "concordant":
+        return [(n == 1, "one document")]
     last = gather(rankings.ideal, namespace(n).reshape(n - 1, (-1, 1)))[:, 0]  # each query's lowest label
     return [(n == 1, "one document"), (rankings.ideal[:, 0] == last, "all labels equal")]
 

@@ -29,9 +29,10 @@ from .._validation import (
     check_recall_levels,
     check_rel,
 )
-from ..metrics.binary import NORMALIZATIONS, ROUNDINGS, TIED
+from ..metrics.binary import BPREF_NORMALIZATIONS, NORMALIZATIONS, PRECISION_NORMALIZATIONS, ROUNDINGS, TIED
 from ..metrics.cwl import CWL_DEPTH
-from ..metrics.graded import DISCOUNTS, GAINS, RESIDUAL_CONVENTIONS
+from ..metrics.graded import DISCOUNTS, ERR_STOPS, GAINS, RESIDUAL_CONVENTIONS
+from ..metrics.ltr import LOG_LOSS_PREDICTIONS
 
 __all__ = ["Param"]
 
@@ -175,7 +176,8 @@ N_DOCS = Param("n_docs", "integer", 0, "documents in the collection (evaluate's 
                functools.partial(check_count, name="n_docs"), low=0)
 GAIN = Param("gain", "gain", "linear", "gain of a label: the label, 2**label - 1, or a mapping label -> gain",
              functools.partial(check_gain, options=GAINS), choices=GAINS)
-DISCOUNT = Param("discount", "text", "log2", "rank discount: 1 / log_b(i + 1) (b = base), or Jarvelin & Kekalainen's",
+DISCOUNT = Param("discount", "text", "log2", "rank discount: 1 / log_b(i + 1) (b = base), or Jarvelin & Kekalainen's "
+                 "(the Python functions also take a callable of the ranks)",
                  _option("discount", DISCOUNTS), choices=DISCOUNTS)
 BASE = Param("base", "number", 2.0, "logarithm base b of both discounts (scikit-learn's log_base)", check_base,
              low=1, low_open=True)
@@ -207,3 +209,31 @@ T = Param("T", "number", 1.0, "units of gain the user wants", functools.partial(
 COMPAT_P = Param("p", "number", 0.95, "RBO's persistence", _probability("p"), low=0, high=1, low_open=True)
 COMPAT_NORMALIZE = Param("normalize", "bool", True, "divide by the ideal ranking's RBO",
                          functools.partial(check_bool, name="normalize"))
+ALPHA = Param("alpha", "number", 0.5, "redundancy intolerance: gain lost on each repeat of an intent (ndeval -alpha)",
+              functools.partial(check_probability, name="alpha", low_open=False), low=0, high=1)
+NRBP_BETA = Param("beta", "number", 0.5, "patience: the chance of looking at the next rank (ndeval -beta)",
+                  functools.partial(check_probability, name="beta", low_open=False), low=0, high=1)
+# learning-to-rank peers' conventions (TensorFlow Ranking, XGBoost, CatBoost)
+PRECISION_NORMALIZE = Param("normalize", "text", "k",
+                            "P@k's denominator: k (trec_eval) or min(k, documents retrieved) (TensorFlow Ranking)",
+                            _option("normalize", PRECISION_NORMALIZATIONS), choices=PRECISION_NORMALIZATIONS)
+BPREF_NORMALIZE = Param("normalize", "text", "min_relevant_nonrelevant",
+                        "divide the non-relevant above by min(R, N) (trec_eval) or R (Buckley & Voorhees, "
+                        "TensorFlow Ranking's use_trec_version=False)",
+                        _option("normalize", BPREF_NORMALIZATIONS), choices=BPREF_NORMALIZATIONS)
+NO_RELEVANT_RANKED = Param("no_relevant", "number", 0.0,
+                           "value of a query with no relevant document: 0 (trec_eval) or 1 (XGBoost's map)",
+                           functools.partial(check_probability, name="no_relevant", low_open=False), low=0, high=1)
+ERR_STOP = Param("stop", "text", "grade",
+                 "chance to stop at a document: (2**g - 1) / 2**max_grade of its grade, or its label in [0, 1] "
+                 "(CatBoost)", _option("stop", ERR_STOPS), choices=ERR_STOPS)
+PFOUND_DECAY = Param("decay", "number", 0.85, "the chance of going on after an unsatisfying document (CatBoost)",
+                     functools.partial(check_probability, name="decay", low_open=False), low=0, high=1)
+PFOUND_MAX_GRADE = Param("max_grade", "number", None,
+                         "labels above 1 become label / max_grade (None: the largest label of the data)",
+                         _max_grade_check("a positive number or None"), low=0, low_open=True, none=True)
+LOG_LOSS_REL = Param("rel", "number", 1, "target 1 for label >= rel (evaluate_scores' rel=); None: labels in [0, 1]",
+                     check_rel, low=0, low_open=True, none=True)
+LOG_LOSS_PREDICTION = Param("prediction", "text", "probability",
+                            "the scores are probabilities, or logits turned into them (CatBoost's Logloss)",
+                            _option("prediction", LOG_LOSS_PREDICTIONS), choices=LOG_LOSS_PREDICTIONS)

@@ -18,7 +18,19 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_option
-from ..metrics import binary, cwl, graded, incomplete, label_ranking, overlap, pairwise, set_based, unranked
+from ..metrics import (
+    binary,
+    cwl,
+    diversity,
+    graded,
+    incomplete,
+    label_ranking,
+    ltr,
+    overlap,
+    pairwise,
+    set_based,
+    unranked,
+)
 from ..ops.primitives import count
 from . import parameters as P
 from .parameters import Param
@@ -42,14 +54,19 @@ __all__ = ["MetricInfo", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "TREC_FAMILIE
            "lookup_name", "refuse_score_metrics"]
 
 
-def no_relevant_document(rankings, *, rel: float | None = None, no_relevant: float = 0.0, **_) -> list:
+def no_relevant_document(rankings, *, rel: float | None = None, no_relevant: float = 0.0, gain=None, **_) -> list:
     """The queries a rank metric scores ``no_relevant`` (0 unless set) for want of a relevant
     document: none with a label >= ``rel`` for a metric with a relevance level, none with a
-    positive label (no gain to find) for the graded ones."""
-    reason = (f"no relevant document: {no_relevant:g}, as no_relevant={no_relevant:g} sets it" if no_relevant
-              else "no relevant document: 0, as rk.evaluate scores it")
-    found = rankings.n_relevant(rel) if rel is not None else count(rankings.ideal > 0)
-    return [(found == 0, reason)]
+    positive label (no gain to find) for the graded ones, and for a gain mapping none whose
+    gain is positive (``{1: 0, 2: 0}`` leaves every query without one: ideal DCG 0)."""
+    what = "relevant document" if gain is None or isinstance(gain, str) else "document of positive gain"
+    reason = (f"no {what}: {no_relevant:g}, as no_relevant={no_relevant:g} sets it" if no_relevant
+              else f"no {what}: 0, as rk.evaluate scores it")
+    if rel is not None:
+        return [(rankings.n_relevant(rel) == 0, reason)]
+    if what == "relevant document":
+        return [(count(rankings.ideal > 0) == 0, reason)]
+    return [(graded.idcg(rankings, k=1, gain=gain) <= 0, reason)]  # the gains of the ideal, highest first
 
 
 def no_nonrelevant_document(rankings, *, rel: float = 1, **_) -> list:
@@ -62,6 +79,19 @@ def one_class(rankings, *, rel: float = 1, **_) -> list:
     n_rel = rankings.n_relevant(rel)
     return [((n_rel == 0) | (n_rel == rankings.n_judged),
              "no relevant or no non-relevant document: 1, as scikit-learn scores it")]
+
+
+def every_query_scored(rankings, **_) -> list:
+    """No query: a count or a fraction with a value for every query, relevant documents or
+    not (num_ret is what was retrieved, judged@k 1 for a judged list, utility -n)."""
+    return []
+
+
+def no_rndcg_level(rankings, *, rel: float = 1, gain="linear", **_) -> list:
+    """RnDCG's two rules: 0 without a relevant document (trec_eval's -l decides it), nan with
+    relevant documents but no positive gain (no gain level to average at)."""
+    return [*no_relevant_document(rankings, rel=rel),
+            (graded.idcg(rankings, k=1, gain=gain) <= 0, "no document of positive gain: nan, no level to average at")]
 
 
 @dataclass(frozen=True)
@@ -249,7 +279,8 @@ _COUNT = {"cutoff": False, "aggregate": "sum", "kind": "int"}
 _CWL = {"data_max_grade": True}
 
 _RECORDS = (
-    MetricInfo("P", binary.precision, _REL, trec=(cutoffs("P", at=11),), summary="precision at k",
+    MetricInfo("P", binary.precision, (P.REL, P.PRECISION_NORMALIZE), trec=(cutoffs("P", at=11),),
+               summary="precision at k",
                aliases=("Precision",), ir_measures=("P", "Precision"), **_ANY),
     MetricInfo("R", binary.recall, _REL, trec=(cutoffs("recall", at=13),), summary="recall at k",
                aliases=("Recall",), ir_measures=("R", "Recall"), **_ANY),
@@ -262,14 +293,14 @@ _RECORDS = (
                aliases=("R-prec", "R_prec"), ir_measures=("Rprec", "RPrec")),
     MetricInfo("success", binary.success, _REL, trec=(cutoffs("success", "1,5,10", at=29),),
                summary="1 if a relevant document is in the top k, else 0", ir_measures=("Success",), **_ANY),
-    MetricInfo("AP", binary.average_precision, (P.REL, P.NORMALIZE, P.AP_TIED),
+    MetricInfo("AP", binary.average_precision, (P.REL, P.NORMALIZE, P.AP_TIED, P.NO_RELEVANT_RANKED),
                trec=(plain("map", at=5), cutoffs("map_cut", at=27)),
                summary="average precision (trec_eval map, map_cut)", ir_measures=("AP", "MAP"), **_ANY),
     MetricInfo("GMAP", binary.average_precision, _REL, cutoff=False, aggregate="gmean", summary_only=True,
                trec=(plain("gm_map", at=6),), summary="AP per query; the geometric mean over queries"),
     MetricInfo("YAAP", binary.yaap, _REL, cutoff=False, trec=(plain("yaap", at=36, all_trec=False),),
                summary="yet another AP: log((1 + S) / (1 + R - S)), S = R * AP (Robertson 2012)"),
-    MetricInfo("RR", binary.reciprocal_rank, _REL, trec=(plain("recip_rank", at=9),),
+    MetricInfo("RR", binary.reciprocal_rank, (P.REL, P.NO_RELEVANT_RANKED), trec=(plain("recip_rank", at=9),),
                summary="reciprocal rank of the first relevant document",
                aliases=("recip_rank", "MRR"), ir_measures=("RR", "MRR"), **_ANY),
     MetricInfo("fallout", binary.fallout, _REL,
@@ -278,7 +309,7 @@ _RECORDS = (
     MetricInfo("LRAP", label_ranking.lrap, _REL, cutoff=False,
                summary="label-ranking average precision; 1 without a relevant or a non-relevant document "
                        "(scikit-learn)", unscored=one_class, **_ANY),
-    MetricInfo("bpref", binary.bpref, _REL, cutoff=False, trec=(plain("bpref", at=8),),
+    MetricInfo("bpref", binary.bpref, (P.REL, P.BPREF_NORMALIZE), cutoff=False, trec=(plain("bpref", at=8),),
                summary="binary preference (Buckley & Voorhees 2004)", ir_measures=("Bpref", "BPref")),
     MetricInfo("GM_bpref", binary.bpref, _REL, cutoff=False, aggregate="gmean", summary_only=True,
                trec=(plain("gm_bpref", at=15),), summary="bpref per query; the geometric mean over queries"),
@@ -292,22 +323,23 @@ _RECORDS = (
                summary="mean interpolated precision over recall levels (11-point average)"),
     MetricInfo("infAP", incomplete.inferred_average_precision, _REL, cutoff=False, trec=(plain("infAP", at=14),),
                summary="inferred AP from a sampled pool (Yilmaz & Aslam 2006)", ir_measures=("infAP",)),
-    MetricInfo("judged", binary.judged, (), summary="fraction of the top k that is judged", ir_measures=("Judged",)),
+    MetricInfo("judged", binary.judged, (), summary="fraction of the top k that is judged", ir_measures=("Judged",),
+               unscored=every_query_scored),
     MetricInfo("unjudged", incomplete.unjudged, (), trec=(cutoffs("unj", "5,10,20", at=39),),
                summary="fraction of the top k ranks holding an unjudged document"),
     MetricInfo("runid", _run_name, cutoff=False, aggregate="first", kind="str", summary_only=True,
                trec=(plain("runid", at=0),), summary="the run's tag (its last line's)"),
     MetricInfo("num_q", _one, summary_only=True, trec=(plain("num_q", at=1),), summary="number of queries scored",
-               ir_measures=("NumQ",), **_COUNT),
+               ir_measures=("NumQ",), unscored=every_query_scored, **_COUNT),
     MetricInfo("num_ret", binary.num_retrieved, (), trec=(plain("num_ret", at=2),),
-               summary="number of documents retrieved", ir_measures=("NumRet",), **_COUNT),
+               summary="number of documents retrieved", ir_measures=("NumRet",), unscored=every_query_scored, **_COUNT),
     MetricInfo("num_rel", binary.num_relevant, _REL, trec=(plain("num_rel", at=3),),
                summary="number of relevant documents (judged, retrieved or not)", ir_measures=("NumRel",), **_COUNT),
     MetricInfo("num_rel_ret", binary.num_relevant_retrieved, _REL, trec=(plain("num_rel_ret", at=4),),
                summary="number of relevant documents retrieved", ir_measures=("NumRelRet",), **_COUNT),
     MetricInfo("num_nonrel_judged_ret", binary.num_nonrelevant_judged_retrieved, _REL,
                trec=(plain("num_nonrel_judged_ret", at=35),),
-               summary="number of judged non-relevant documents retrieved", **_COUNT),
+               summary="number of judged non-relevant documents retrieved", unscored=every_query_scored, **_COUNT),
     MetricInfo("relstring", incomplete.relevance_string, (), aggregate="none", kind="str",
                trec=(raw("relstring", "10", relstring_params, at=12),),
                summary="the labels of the top k as a string"),
@@ -324,7 +356,7 @@ _RECORDS = (
                summary="F-measure of the retrieved set (trec_eval's linear weight)"),
     MetricInfo("utility", set_based.utility, (*P.UTILITY, P.N_DOCS, P.REL), cutoff=False,
                trec=(raw("utility", "1,-1,0,0", utility_params, at=17),),
-               summary="linear utility a*r + b*(n-r) + c*(R-r) + d*(N+r-n-R)"),
+               summary="linear utility a*r + b*(n-r) + c*(R-r) + d*(N+r-n-R)", unscored=every_query_scored),
     MetricInfo("CG", graded.cumulative_gain, (P.GAIN,), summary="cumulative gain", **_ANY),
     MetricInfo("DCG", graded.dcg, _DCG, trec=(pairs("dcg", at=21, all_trec=False),),
                summary="discounted cumulative gain", **_ANY),
@@ -336,7 +368,7 @@ _RECORDS = (
     MetricInfo("nDCG_rel", graded.ndcg_rel, (P.GAIN,), cutoff=False, trec=(pairs("ndcg_rel", at=24),),
                summary="nDCG averaged over the relevant documents"),
     MetricInfo("RnDCG", graded.rndcg, (P.GAIN, P.REL), cutoff=False, trec=(pairs("Rndcg", at=25),),
-               summary="nDCG averaged at the gain levels of the ideal ranking"),
+               summary="nDCG averaged at the gain levels of the ideal ranking", unscored=no_rndcg_level),
     MetricInfo("G", graded.g_measure, (P.GAIN,), cutoff=False, trec=(pairs("G", at=20),),
                summary="normalized gain G (Kishida 2005)"),
     MetricInfo("binG", graded.binary_g, _REL, cutoff=False, trec=(plain("binG", at=19),),
@@ -348,8 +380,8 @@ _RECORDS = (
                summary="rank-biased precision (Moffat & Zobel 2008)", ir_measures=("RBP",), **_ANY),
     MetricInfo("RBP_residual", graded.rbp_residual, (P.RBP_P, P.CONVENTION),
                trec=(pairs("rbp_resid", rbp_pairs, at=38, p=0.9, convention="trec_eval"),),
-               summary="RBP residual: weight of unjudged ranks and the tail"),
-    MetricInfo("ERR", graded.err, (P.ERR_P, P.ERR_MAX_GRADE), data_max_grade=True,
+               summary="RBP residual: weight of unjudged ranks and the tail", unscored=every_query_scored),
+    MetricInfo("ERR", graded.err, (P.ERR_P, P.ERR_MAX_GRADE, P.ERR_STOP), data_max_grade=True,
                summary="expected reciprocal rank (Chapelle et al. 2009)", ir_measures=("ERR",), **_ANY),
     # C/W/L metrics (cwl_eval's, as ir_measures names them); gains (label - min_grade) /
     # (max_grade - min_grade), max_grade by default the largest label of the data set
@@ -371,6 +403,50 @@ _RECORDS = (
                summary="static Bejeweled Player Model: stop at gain T or k documents (Zhang et al. 2017)", **_CWL),
     MetricInfo("Compat", overlap.compatibility, (P.COMPAT_P, P.COMPAT_NORMALIZE), cutoff=False,
                ir_measures=("Compat",), summary="compatibility: RBO with the ideal ranking (Clarke et al. 2021)"),
+    # the measures of learning-to-rank libraries (TensorFlow Ranking, CatBoost): rankkit.metrics.ltr
+    MetricInfo("ARP", ltr.average_relevance_position, (), cutoff=False, unscored=ltr.no_positive_label,
+               summary="average relevance position: the label-weighted mean rank, lower is better "
+                       "(TensorFlow Ranking)", **_ANY),
+    MetricInfo("PWA", ltr.position_weighted_average, (),
+               summary="position-weighted average of the labels of the top k, weights 1/i (TensorFlow Ranking)",
+               **_ANY),
+    MetricInfo("OPA", ltr.ordered_pair_accuracy, (), cutoff=False, unscored=ltr.no_pair_opa,
+               summary="ordered pair accuracy: the pairs of different labels ranked in their order "
+                       "(TensorFlow Ranking)", **_ANY),
+    MetricInfo("PFound", ltr.pfound, (P.PFOUND_DECAY, P.PFOUND_MAX_GRADE), data_max_grade=True,
+               summary="pFound: the chance of finding a relevant document, labels as probabilities "
+                       "(Yandex, CatBoost)", **_ANY),
+    MetricInfo("QueryAUC", ltr.query_auc, (), aggregate="pairs",
+               summary="CatBoost's QueryAUC: pairs of different labels ordered by score, equal scores 1/2; "
+                       "all: the pairs of every query pooled (evaluate_scores only)",
+               per_query=lambda rankings, scores: ltr.query_auc(rankings),
+               total=lambda rankings, scores, values, *, ties: ltr.query_auc_total(rankings),
+               unscored=ltr.no_pair, left_out="nan: no pair of different labels, none in the pooled pairs either",
+               **_SCORES),
+    MetricInfo("LogLoss", ltr.log_loss, (P.LOG_LOSS_REL, P.LOG_LOSS_PREDICTION), aggregate="rows",
+               summary="log loss of the scores as probabilities (or logits) of relevance (evaluate_scores only)",
+               per_query=ltr.log_loss,
+               total=lambda rankings, scores, values, *, ties, **params: ltr.log_loss_total(rankings, scores, **params),
+               unscored=lambda rankings, **_: [], **_SCORES),
+    # ndeval's measures (TREC Web track); labels pack each document's intents (rankkit.metrics.diversity)
+    MetricInfo("alpha_DCG", diversity.alpha_dcg, (P.ALPHA,), ir_measures=("alpha_DCG",),
+               summary="alpha-DCG, novelty-discounted gains over A intents (Clarke et al. 2008; ndeval's scale)"),
+    MetricInfo("alpha_nDCG", diversity.alpha_ndcg, (P.ALPHA,), ir_measures=("alpha_nDCG",),
+               summary="alpha-nDCG: alpha-DCG over that of the greedy ideal ranking (Clarke et al. 2008)"),
+    MetricInfo("ERR_IA", diversity.err_ia, (P.ALPHA,), ir_measures=("ERR_IA",),
+               summary="intent-aware ERR (Chapelle et al. 2009; ndeval's scale)"),
+    MetricInfo("nERR_IA", diversity.nerr_ia, (P.ALPHA,), ir_measures=("nERR_IA",),
+               summary="ERR-IA over that of the greedy ideal ranking"),
+    MetricInfo("NRBP", diversity.nrbp, (P.ALPHA, P.NRBP_BETA), cutoff=False, ir_measures=("NRBP",),
+               summary="novelty- and rank-biased precision (Clarke, Kolla & Vechtomova 2009)"),
+    MetricInfo("nNRBP", diversity.nnrbp, (P.ALPHA, P.NRBP_BETA), cutoff=False, ir_measures=("nNRBP",),
+               summary="NRBP over that of the greedy ideal ranking"),
+    MetricInfo("P_IA", diversity.precision_ia, (), ir_measures=("P_IA",),
+               summary="intent-aware precision: P@k averaged over the intents (Agrawal et al. 2009)"),
+    MetricInfo("AP_IA", diversity.ap_ia, (), cutoff=False, ir_measures=("AP_IA", "MAP_IA"),
+               summary="intent-aware AP: AP averaged over the intents (ndeval's MAP-IA)"),
+    MetricInfo("StRecall", diversity.subtopic_recall, (), ir_measures=("StRecall",),
+               summary="subtopic recall: fraction of the intents covered in the top k (Zhai et al. 2003)"),
     # metrics of the model's scores (evaluate_scores): labels and scores row by row
     MetricInfo("AUC", pairwise.auc, _REL, aggregate="rows", summary="area under the ROC curve of a query's "
                "scores (all: over every row at once; evaluate_scores only)",
