@@ -21,7 +21,8 @@ from traitlets.config import Config
 ROOT = Path(__file__).parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 TEACHING = [p for p in NOTEBOOKS if p.name[:2] in {"01", "02", "03", "04", "05", "06", "10"}]
-LESSONS = [p for p in NOTEBOOKS if p.name[:2] in {"00", "01", "02", "03", "04", "05", "06", "07", "10", "11"}]
+LESSONS = [p for p in NOTEBOOKS if p.name[:2] in {"00", "01", "02", "03", "04", "05", "06", "07", "10", "11",
+                                                     "12"}]
 # The students' copy (`make student`): every notebook but 08, the teacher's checklist.
 STUDENT = [p for p in NOTEBOOKS if not p.name.startswith("08_")]
 REMOVED_FOR_STUDENTS = {"solution", "remove-cell", "teacher"}
@@ -52,7 +53,8 @@ def student(nb) -> nbformat.NotebookNode:
 
 
 def test_every_notebook_is_found():
-    assert [p.name[:2] for p in NOTEBOOKS] == ["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11"]
+    assert [p.name[:2] for p in NOTEBOOKS] == ["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11",
+                                                   "12"]
 
 
 @pytest.mark.parametrize("path", TEACHING, ids=lambda p: p.stem)
