@@ -8,6 +8,7 @@ The package is layered, each layer importing only those below it::
 
     cli               the command line (``rankkit evaluate``, ``rankkit compare``)
     fusion            rk.fuse, rk.optimize_fusion: one run from several (ranx's methods)
+    recommender       rk.recommendations, rk.beyond_accuracy: coverage, novelty, diversity, ...
     api               rk.evaluate: in memory, or rankkit.dask for Dask inputs
     dask              runs beyond one machine
     stats, trec_eval  comparing systems; trec_eval's output, byte for byte
@@ -50,23 +51,31 @@ _PUBLIC: dict[str, str] = {
                      "pnr"), ".metrics.pairwise"),
     "compatibility": ".metrics.overlap",
     "lrap": ".metrics.label_ranking",
+    **dict.fromkeys(("average_relevance_position", "position_weighted_average", "ordered_pair_accuracy",
+                     "query_auc", "pfound", "log_loss"), ".metrics.ltr"),
     "mae": ".metrics.unranked",
     "mse": ".metrics.unranked",
     "Rankings": ".rankings",
     "as_rankings": ".rankings",
     "read_qrels": ".io",
     "read_run": ".io",
-    **dict.fromkeys(("rank", "aggregate", "score", "evaluate_scores"), ".evaluation"),
+    "read_prefs": ".io",
+    "read_subtopic_qrels": ".io",
+    **dict.fromkeys(("rank", "score", "evaluate_scores"), ".evaluation"),
     "evaluate": ".api",  # the front door: in memory, or rankkit.dask for Dask inputs
+    "aggregate": ".api",  # rankkit.evaluation's, with query weights
     "parse_metric": ".names",
     "compare": ".stats",
     **dict.fromkeys(("fuse", "optimize_fusion"), ".fusion"),
     "Settings": ".evaluation.settings",
+    **dict.fromkeys(("Recommendations", "recommendations", "catalog_coverage", "exposure_entropy", "gini_index",
+                     "average_popularity", "long_tail_share", "novelty", "intra_list_diversity", "serendipity",
+                     "beyond_accuracy"), ".recommender"),
 }
 
 #: Submodules reachable as attributes (``rankkit.plot``) without importing them first.
 _SUBMODULES = frozenset({"cli", "dask", "evaluation", "fusion", "io", "join", "metrics", "names", "plot", "power",
-                         "rankings",
+                         "rankings", "recommender",
                          "report", "stats", "trec_eval"})
 
 __all__ = [
@@ -78,8 +87,13 @@ __all__ = [
     "sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "insq", "inst", "bpm", "compatibility",
     "kendall_tau", "kendall_distance", "inversions", "pair_counts", "PairCounts", "pnr", "auc", "gauc", "lrap",
     "mse", "mae",
+    "average_relevance_position", "position_weighted_average", "ordered_pair_accuracy", "query_auc", "pfound",
+    "log_loss",
     "read_qrels", "read_run", "evaluate", "evaluate_scores", "aggregate", "score", "parse_metric", "compare",
+    "read_prefs", "read_subtopic_qrels",
     "Settings", "fuse", "optimize_fusion",
+    "Recommendations", "recommendations", "catalog_coverage", "exposure_entropy", "gini_index",
+    "average_popularity", "long_tail_share", "novelty", "intra_list_diversity", "serendipity", "beyond_accuracy",
 ]
 
 __getattr__, __dir__ = attach(__name__, _PUBLIC, _SUBMODULES)

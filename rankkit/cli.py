@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 
 from . import __version__, process
+from ._lazy import missing_extra
+from ._validation import warnings_named
 from .evaluation.memory import parse_memory
 from .evaluation.settings import TIE_POLICIES, Settings
 from .io.keys import query_index
@@ -113,9 +115,10 @@ examples:
 
 Compare runs: per measure, the mean paired difference of each run to the baseline (or of
 every pair), its confidence interval, the p-value of a paired test, the corrected p-value
-and Cohen's d. The significance mark is explained under the table. With --delta, also the
-queries a paired t-test needs to detect that difference and the smallest difference it
-detects with the queries compared.
+and Cohen's d. The significance mark is explained under the table (where no difference is
+significant, the line says so instead). With --delta, also the queries a paired t-test
+needs to detect that difference and the smallest difference it detects with the queries
+compared.
 
 --fail-if "METRIC < -MARGIN" (or "METRIC < -PERCENT%", a percentage of the baseline's mean;
 repeatable; needs --baseline) holds for a run when its mean paired difference to the
@@ -139,6 +142,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_evaluate(commands)
     _add_compare(commands)
     _add_fuse(commands)
+    _add_ndeval(commands)
     return parser
 
 
@@ -177,6 +181,12 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
                     help="score only the judged documents of each ranking (trec_eval -J)")
     ev.add_argument("-N", "--n-docs", "--Number_docs_in_coll", type=_nonnegative_int, metavar="N",
                     help="number of documents in the collection, for utility (trec_eval -N)")
+    ev.add_argument("-R", "--relevance-format", "--Read_relevance_format", default="qrels",
+                    choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
+                    help="form of QRELS (trec_eval -R): qrels (default); prefs, lines 'qid jg jsg docno rel_level' "
+                         "(preferences); qrels_prefs, a qrels file read as preferences; qrels_jg, a qrels file whose "
+                         "second column names a judgment group. Measures: -m all_prefs|prefs|prefs_simp|... "
+                         "(default prefs) or -m qrels_jg|map_avgjg|P_avgjg|Rprec_mult_avgjg (default qrels_jg)")
     ev.add_argument("-Z", "--Zscore", metavar="FILE",
                     help="print z-scores: (value - mean) / stddev of each query and measure, from FILE's lines "
                          "'qid measure mean stddev'; -1000000 where FILE has none (trec_eval -Z)")
@@ -204,7 +214,7 @@ def _add_compare(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cmp.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno rel (.gz too)")
-    cmp.add_argument("runs", metavar="RUN", nargs="+",
+    cmp.add_argument("runs", metavar="RUN", nargs="*",  # none: a run given as QRELS is told (_qrels_first)
                      help="two or more runs (one with --baseline FILE); each is named by its file name (by its "
                           "path when two file names are the same)")
     cmp.add_argument("-m", "--metric", "--measure", action="append", dest="metrics", metavar="SPEC",
@@ -269,7 +279,12 @@ def _add_fuse(commands: argparse._SubParsersAction) -> None:
     # names checked by rankkit.fuse (its message lists them): the parser stays free of pandas
     fu.add_argument("-m", "--method", default="rrf", metavar="METHOD",
                     help="fusion method, ranx's names: rrf (default), sum, wsum, max, min, med, anz, mnz, gmnz, "
-                         "wmnz, mixed, isr, log_isr, logn_isr, rbc, bordafuse, w_bordafuse")
+                         "wmnz, mixed, isr, log_isr, logn_isr, rbc, bordafuse, w_bordafuse, condorcet, w_condorcet; "
+                         "learned from --qrels: probfuse, segfuse, slidefuse, posfuse, mapfuse, bayesfuse")
+    fu.add_argument("--qrels", metavar="QRELS", help="training judgments (learned methods): the runs' queries they "
+                                                     "judge train, every query is fused")
+    fu.add_argument("--segments", type=int, help="probfuse's number of segments")
+    fu.add_argument("--window", type=int, help="slidefuse's window half-width w")
     fu.add_argument("--norm", default="min-max", metavar="NORM",
                     help="score normalisation per query: min-max (default, ranx's), min-max-inverted, max, sum, "
                          "zmuv, rank, borda, or none (scores as given)")
@@ -334,6 +349,8 @@ def _plain(value, count: bool = False):
 
 
 def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
+    if args.relevance_format != "qrels":
+        return _cmd_evaluate_preferences(args, out)
     columns = trec_measures(args.metrics)  # bad measures fail before any file is read
     if args.level is not None and args.level != int(args.level):
         warnings.warn(f"-l {args.level:g} is not an integer; rankkit uses it (label >= {args.level:g} is "
@@ -344,6 +361,9 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
                         progress=progress, memory_in_use=process.memory_in_use if process.owned() else None)
     if "-" in args.runs and len(args.runs) > 1:
         raise ValueError("standard input (-) can only be the one RUN")
+    if len(args.runs) > 1 and args.format == "trec" and not any(m.name == "runid" for m in columns.values()):
+        warnings.warn(f"{len(args.runs)} runs, one after the other, with nothing telling their lines apart: "
+                      "add -m runid (their tags) or use --format csv (a column run)", UserWarning, stacklevel=2)
     if args.format == "trec" and args.Zscore is None and not progress and _without_frames(args, columns, settings,
                                                                                           out):
         return
@@ -354,13 +374,30 @@ def _cmd_evaluate(args: argparse.Namespace, out: TextIO) -> None:
     qrels = read_qrels(args.qrels) if len(args.runs) > 1 else args.qrels  # read once for every run
     results = []
     for run in args.runs:
-        run = sys.stdin.buffer if run == "-" else run
-        results.append(evaluate_like_trec_eval(qrels, run, columns, zscores=zscores, settings=settings))
+        with warnings_named(run if len(args.runs) > 1 else None):  # which run a warning is about
+            run = sys.stdin.buffer if run == "-" else run
+            results.append(evaluate_like_trec_eval(qrels, run, columns, zscores=zscores, settings=settings))
     if len(results) == 1 or args.format == "trec":
         for table, summary in results:
             _write(table, summary, args, out)
     else:
         _write_runs(results, _run_names(args.runs), args, out)
+
+
+def _cmd_evaluate_preferences(args: argparse.Namespace, out: TextIO) -> None:
+    """``evaluate -R prefs|qrels_prefs|qrels_jg``: trec_eval's lines (:func:`rankkit.trec_eval.preference_text`)."""
+    from .trec_eval import preference_text
+
+    form = args.relevance_format
+    refused = [flag for flag, given in (("-Z", args.Zscore is not None), ("--format", args.format != "trec"),
+                                        ("--ties", args.ties != "docno"), ("-", "-" in args.runs))
+               + ((("-l", args.level is not None), ("-J", args.judged_only)) if form != "qrels_jg" else ()) if given]
+    if refused:
+        raise ValueError(f"-R {form} does not take {', '.join(refused)}")
+    out.write(preference_text(args.qrels, args.runs, args.metrics, format=form, per_query=args.per_query,
+                              summary_lines=not args.no_summary, queries="qrels" if args.judged_queries else "run",
+                              depth=args.depth, **({"rel": args.level, "judged_only": args.judged_only}
+                                                   if form == "qrels_jg" else {})))
 
 
 def _write_runs(results: list, names: list[str], args: argparse.Namespace, out: TextIO) -> None:
@@ -527,14 +564,43 @@ def _mark(out: TextIO) -> str:
     return "†"
 
 
+def _run_line(path: str) -> bool:
+    """Whether the first line of the file ``path`` (gzip too) reads like a TREC run's: six
+    fields or more, the 4th and 5th (rank, score) numbers. False for anything unreadable."""
+    import gzip
+
+    try:
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+        with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as f:
+            fields = f.readline(1 << 16).split()
+        float(fields[3]), float(fields[4])
+    except (OSError, EOFError, IndexError, ValueError):
+        return False
+    return len(fields) >= 6
+
+
+def _qrels_first(qrels: str, runs: Sequence[str], baseline: str | None) -> None:
+    """A run given where the judgments go (``compare --baseline prod.run new.run``, QRELS left
+    out) is refused in one line that says what to type, before anything is read."""
+    if not _run_line(qrels):
+        return
+    runs = " ".join([qrels, *runs])
+    also = f" --baseline {baseline}" if baseline else ""
+    raise ValueError(f"{qrels} is a run (qid Q0 docno rank score tag), not judgments: give the judgments first, "
+                     f"rankkit compare QRELS RUN [RUN ...] (here: rankkit compare QRELS {runs}{also})")
+
+
 def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     # late: scipy (under rankkit.stats) loads for compare alone, not on evaluate's path
     from .report import to_latex, to_markdown, to_text
     from .stats import compare
 
+    _qrels_first(args.qrels, args.runs, args.baseline)
     paths, baseline = _with_baseline_file(args.baseline, args.runs)
     if len(paths) < 2:
-        raise ValueError(f"compare needs at least two runs, got {len(paths)}")
+        raise ValueError(f"compare needs at least two runs, got {len(paths)}: rankkit compare QRELS RUN RUN [RUN ...], "
+                         "or QRELS RUN --baseline FILE")
     names = _run_names(paths)
     baseline = _baseline(baseline, paths, names)
     conditions, specs = _gate_conditions(args.fail_if, args.metrics, baseline)
@@ -585,7 +651,8 @@ def _cmd_fuse(args: argparse.Namespace, out: TextIO) -> None:
         raise ValueError(f"fuse needs two or more runs, got {len(args.runs)}")
     k = int(args.k) if float(args.k).is_integer() else args.k  # ranx's integer arithmetic for k=60
     fused = fuse(list(args.runs), args.method, None if args.norm == "none" else args.norm, args.weights,
-                 k=k, phi=args.phi, gamma=args.gamma, sigma=args.sigma)
+                 k=k, phi=args.phi, gamma=args.gamma, sigma=args.sigma, qrels=args.qrels,
+                 n_segments=args.segments, window=args.window)
     tag = args.tag if args.tag is not None else args.method
     if args.output is None:
         for block in trec_lines(fused, tag):
@@ -594,6 +661,67 @@ def _cmd_fuse(args: argparse.Namespace, out: TextIO) -> None:
     with open(args.output, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as f:
         for block in trec_lines(fused, tag):
             f.write(block)
+
+
+def _probability(text: str) -> float:
+    """An argparse type: a number in [0, 1] (ndeval's -alpha and -beta)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}")
+    return value
+
+
+def _add_ndeval(commands: argparse._SubParsersAction) -> None:
+    """The ``ndeval`` subcommand: ndeval's table of diversity measures (:mod:`rankkit.ndeval`)."""
+    nd = commands.add_parser(
+        "ndeval",
+        help="diversity and intent-aware measures of a run on subtopic judgments (ndeval's table)",
+        usage="%(prog)s [options] QRELS RUN",
+        description="Print ndeval's table (TREC Web track 2009-2014): ERR-IA, alpha-nDCG, NRBP, MAP-IA, P-IA and "
+                    "subtopic recall per topic, then the amean line, as ndeval 4.5 prints them.\n\n"
+                    "  rankkit ndeval qrels.diversity.txt run.txt",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    nd.add_argument("qrels", metavar="QRELS", help="subtopic judgments: topic subtopic docno judgment (.gz too)")
+    nd.add_argument("run", metavar="RUN", help="run: topic Q0 docno rank score tag, ordered by rank (.gz too)")
+    nd.add_argument("-alpha", "--alpha", type=_probability, default=0.5,
+                    help="redundancy intolerance of alpha-nDCG, ERR-IA and NRBP (default: 0.5)")
+    nd.add_argument("-beta", "--beta", type=_probability, default=0.5, help="NRBP's patience (default: 0.5)")
+    nd.add_argument("-traditional", "--traditional", action="store_true",
+                    help="order by score, then docno (trec_eval's order), not by the rank column")
+    nd.add_argument("-c", "--judged-queries", action="store_true",
+                    help="average over every judged topic, not only those of the run")
+    nd.add_argument("-M", "--depth", type=_positive_int, metavar="DEPTH",
+                    help="keep only the top DEPTH documents of each topic")
+    nd.add_argument("-baseline", "--baseline", metavar="RUN",
+                    help="print risk-sensitive differences from this baseline run (TREC Web track 2013-2014)")
+    nd.add_argument("-riskAlpha", "--risk-alpha", type=_risk_alpha, default="0", metavar="A",
+                    help="weight losses against the baseline 1 + A (default: 0)")
+    nd.set_defaults(handler=_cmd_ndeval)
+
+
+def _risk_alpha(text: str) -> str:
+    """An argparse type: a number >= 0, kept as written (ndeval prints it in the run's name)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0.0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
+    return text
+
+
+def _cmd_ndeval(args: argparse.Namespace, out: TextIO) -> None:
+    from .ndeval import ndeval, ndeval_lines
+
+    table = ndeval(args.qrels, args.run, alpha=args.alpha, beta=args.beta, traditional=args.traditional,
+                   all_topics=args.judged_queries, depth=args.depth, baseline=args.baseline,
+                   risk_alpha=args.risk_alpha)
+    for line in ndeval_lines(table):
+        out.write(line + "\n")
 
 
 def _silence(out: TextIO) -> None:
@@ -617,10 +745,16 @@ def __getattr__(name: str):
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
     """Parse the command line; an unknown flag is the subcommand's error, with its usage
-    (``rankkit evaluate -x``: "usage: rankkit evaluate ...", "unrecognized arguments: -x")."""
+    (``rankkit evaluate -x``: "usage: rankkit evaluate ...", "unrecognized arguments: -x");
+    without a command, the error lists the commands."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    given = list(sys.argv[1:] if argv is None else argv)
+    if not any(word in commands.choices or word in ("-h", "--help", "-v", "--version") for word in given):
+        names = ", ".join(commands.choices)
+        parser.error(f"name a command: {names} ({PROG} COMMAND -h for its options)"
+                     + (f"; unrecognized arguments: {' '.join(given)}" if given else ""))
     args, unknown = parser.parse_known_args(argv)
     if unknown:
-        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         sub = commands.choices.get(getattr(args, "command", None), parser)
         sub.error(f"unrecognized arguments: {' '.join(unknown)}")
     return args
@@ -645,7 +779,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
     except SystemExit as exc:  # argparse has printed the usage message (or the version)
         return int(exc.code) if isinstance(exc.code, int) else 2
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+        if not sys.warnoptions:  # else Python's own: PYTHONWARNINGS=ignore::UserWarning silences rankkit's
+            warnings.simplefilter("always")
         try:
             status = args.handler(args, out) or 0  # compare's gate: 1 when a --fail-if holds
             out.flush()
@@ -654,6 +789,12 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
             return 141
         except (ValueError, OSError) as exc:
             message = exc.strerror + f": {exc.filename}" if isinstance(exc, OSError) and exc.filename else str(exc)
+            print(f"{PROG} {args.command}: error: {message}", file=sys.stderr)
+            status = 2
+        except ModuleNotFoundError as exc:  # an extra not installed (compare's SciPy): one line
+            message = missing_extra(exc, f"{PROG} {args.command}")
+            if message is None:
+                raise
             print(f"{PROG} {args.command}: error: {message}", file=sys.stderr)
             status = 2
     for warning in caught:  # rankkit's own (queries left out, ...) as one line each

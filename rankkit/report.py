@@ -24,7 +24,7 @@ import pandas as pd
 
 from ._validation import check_option
 
-__all__ = ["pyterrier_view", "style", "to_markdown", "to_latex", "to_text", "COLUMNS"]
+__all__ = ["ComparisonTable", "pyterrier_view", "style", "to_markdown", "to_latex", "to_text", "COLUMNS"]
 
 #: The columns of a :func:`rankkit.stats.compare` table, in order.
 COLUMNS = [
@@ -38,6 +38,37 @@ POWER_COLUMNS = ["n_needed", "detectable"]
 
 #: Layouts of :func:`to_markdown`, :func:`to_latex` and :func:`to_text`.
 LAYOUTS = ("long", "wide")
+
+
+class ComparisonTable(pd.DataFrame):
+    """The DataFrame :func:`rankkit.stats.compare` returns: a pandas DataFrame in every respect,
+    whose printed form (``print``, ``repr``, Jupyter's HTML) ends with the note of
+    :func:`to_markdown` on the aggregates of a model's ScoreTable (AUC pooled over every row,
+    ...) where they are not the mean over queries that was compared; without one, it prints
+    as any DataFrame. What is selected from it stays one, the note then naming the metrics
+    still shown."""
+
+    _metadata: list[str] = []
+
+    @property
+    def _constructor(self):
+        return ComparisonTable
+
+    def _printed_note(self) -> str:
+        metrics = set(self["metric"]) if "metric" in self.columns else None
+        return _aggregates_note(self.attrs, metrics).strip()
+
+    def __repr__(self) -> str:
+        note = self._printed_note()
+        return super().__repr__() + (f"\n{note}" if note else "")
+
+    def _repr_html_(self) -> str | None:
+        html, note = super()._repr_html_(), self._printed_note()
+        if html is None or not note:
+            return html
+        from html import escape
+
+        return f"{html}<p>{escape(note)}</p>"
 
 
 def _check_table(table: pd.DataFrame) -> None:
@@ -158,24 +189,30 @@ def _note(table: pd.DataFrame, mark: str, layout: str = "long") -> str:
         corr = "which corrects for every comparison of a metric itself"
     else:
         corr = "no correction" if correction == "none" else f"{correction} correction per metric"
+    marked = bool(table["significant"].any())  # no mark shown, none explained: say that none is significant
     if layout == "wide":
         base = table["baseline"].iloc[0] if len(table) else ""
-        return (f"Means; {mark} significantly different from {base} at alpha = {alpha:g} "
+        which = f"{mark} significantly different" if marked else "none significantly different"
+        return (f"Means; {which} from {base} at alpha = {alpha:g} "
                 f"({tests.get(test, test)}, {corr}).{_aggregates_note(attrs)}")
     power = ""
     if "delta" in attrs and all(c in table.columns for c in POWER_COLUMNS):
         power = (f"; detectable: the smallest difference a paired t-test detects with power "
                  f"{attrs.get('power', 0.8):g} on these queries; queries needed: the queries it needs to "
                  f"detect a difference of {attrs['delta']:g}")
-    return (f"{mark} significant at alpha = {alpha:g} ({tests.get(test, test)}, {corr}); "
+    which = f"{mark} significant" if marked else "No difference is significant"
+    return (f"{which} at alpha = {alpha:g} ({tests.get(test, test)}, {corr}); "
             f"d: paired Cohen's d{power}.{_aggregates_note(attrs)}")
 
 
-def _aggregates_note(attrs: dict) -> str:
+def _aggregates_note(attrs: dict, metrics=None) -> str:
     """The sentence saying which mean was compared where a ScoreTable's own aggregate of a
-    metric (AUC over every row, ...) is another number of the same name; empty otherwise."""
+    metric (AUC over every row, ...) is another number of the same name; empty otherwise
+    (and for the metrics not in ``metrics``, when given)."""
     parts = []
     for metric, values in attrs.get("aggregates", {}).items():
+        if metrics is not None and metric not in metrics:
+            continue
         shown = ", ".join(f"{system} {value:.4f}" for system, value in values.items())
         parts.append(f"Mean {metric} is the mean over queries of per-query {metric}, not the "
                      f"ScoreTable's all[{metric!r}] ({shown}).")
@@ -337,7 +374,7 @@ def to_latex(table: pd.DataFrame, *, digits: int = 4, mark: str = r"$^\dagger$",
     \midrule
     run\_b & run\_a & P@5 & 0.4500 & 0.3000 & +0.1500 & [-0.0091, +0.3091] & 0.0577 & 0.0577 & +1.50 \\
     \bottomrule
-    \multicolumn{10}{l}{\footnotesize $^\dagger$ significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.} \\
+    \multicolumn{10}{l}{\footnotesize No difference is significant at alpha = 0.05 (paired t-test, holm correction per metric); d: paired Cohen's d.} \\
     \end{tabular}
     """  # noqa: E501 (a doctest line as LaTeX prints it)
     digits = _check_digits(digits)

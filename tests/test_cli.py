@@ -232,14 +232,15 @@ def test_trec_eval_long_options(files):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        ([], "the following arguments are required: COMMAND"),
+        ([], "name a command: evaluate, compare, fuse, ndeval"),
         (["evaluate"], "the following arguments are required: QRELS, RUN"),
         (["evaluate", "q", "r", "--ties", "random"], "argument --ties: invalid choice: 'random'"),
         (["evaluate", "q", "r", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
         (["evaluate", "q", "r", "-M", "0"],
          "argument -M/--depth/--Max_retrieved_per_topic: expected a positive integer, got '0'"),
         (["evaluate", "q", "r", "-l", "x"], "argument -l/--level/--level_for_rel: expected a positive number, got 'x'"),
-        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["frobnicate"], "name a command: evaluate, compare, fuse, ndeval (rankkit COMMAND -h for its options); "
+                         "unrecognized arguments: frobnicate"),
     ],
 )
 def test_usage_errors_exit_2(capsys, argv, message):
@@ -302,7 +303,9 @@ def test_compare_help_starts_with_three_examples_that_run(capsys, tmp_path, monk
     assert len(outputs[0][1].splitlines()) == 1 + 24 + 1  # header, official's 24 means, the note
     assert [line.split()[:3] for line in outputs[1][1].splitlines()[1:3]] == [
         ["dense.run", "bm25.run", "map"], ["splade.run", "bm25.run", "map"]]
-    assert outputs[2][1].splitlines()[-1].startswith("† significant at alpha = 0.05 (paired randomization test")
+    assert "†" not in outputs[2][1]  # 6 queries: no difference significant, no mark to explain
+    assert outputs[2][1].splitlines()[-1].startswith("No difference is significant at alpha = 0.05 (paired "
+                                                     "randomization test")
 
 
 def test_top_level_v_prints_the_version(capsys):
@@ -606,3 +609,65 @@ def test_metrics_of_model_scores_exit_2_pointing_to_evaluate_scores(files, tmp_p
     status, _ = run_cli(command, files[0], *runs, "-m", "P@2", "-m", measure)
     assert status == 2
     assert f"metric {measure} needs the model's scores: use rk.evaluate_scores" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- the README's warnings
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = [str(ROOT / "data" / "example.qrels"), str(ROOT / "data" / "example.run")]
+NEW = str(ROOT / "data" / "example_new.run")
+
+
+def _readme_warnings() -> tuple[list[str], str]:
+    """The warnings the README shows beside its example, and its text."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"^```text\n(UserWarning: .*?)^```$", readme, re.M | re.S)
+    assert block, "the README shows the example's warnings"
+    return [line.removeprefix("UserWarning: ") for line in block[1].splitlines()], readme
+
+
+def test_the_readme_shows_the_warnings_its_example_gives():
+    import warnings
+
+    import rankkit as rk
+
+    shown, _ = _readme_warnings()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rk.evaluate(rk.read_qrels(EXAMPLE[0]), rk.read_run(EXAMPLE[1]), ["AP"])
+        rk.compare(EXAMPLE[0], {"a": EXAMPLE[1], "b": EXAMPLE[1]}, ["AP"])
+    assert [str(w.message) for w in caught] == shown + [f"every run: {m}" for m in shown]
+    assert all(w.category is UserWarning for w in caught)
+
+
+def test_the_command_line_prints_them_on_stderr_and_python_warning_control_silences_them(capsys, monkeypatch):
+    import warnings
+
+    shown, readme = _readme_warnings()
+    assert run_cli("compare", *EXAMPLE, NEW, "-m", "map")[0] == 0
+    assert capsys.readouterr().err.splitlines() == [f"rankkit compare: warning: every run: {m}" for m in shown]
+    assert run_cli("evaluate", "-c", *EXAMPLE, "-m", "map")[0] == 0  # -c scores 149: the first alone
+    assert capsys.readouterr().err.splitlines() == [f"rankkit evaluate: warning: {shown[0]}"]
+    assert "PYTHONWARNINGS=ignore::UserWarning rankkit" in readme
+    monkeypatch.setattr(sys, "warnoptions", ["ignore::UserWarning"])  # as Python sets them from PYTHONWARNINGS
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        status, out = run_cli("compare", *EXAMPLE, NEW, "-m", "map")
+    assert status == 0 and out.splitlines()[1].split()[:3] == ["example_new.run", "example.run", "map"]
+    assert capsys.readouterr().err == ""
+
+
+def test_the_readmes_python_filter_silences_both():
+    import warnings
+
+    import rankkit as rk
+
+    _, readme = _readme_warnings()
+    call = re.search(r'`(warnings\.filterwarnings\("ignore", message="[^"]+"\))`', readme)
+    assert call, "the README names the filter"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        eval(call[1], {"warnings": warnings})
+        rk.evaluate(rk.read_qrels(EXAMPLE[0]), rk.read_run(EXAMPLE[1]), ["AP"])
+        rk.compare(EXAMPLE[0], {"a": EXAMPLE[1], "b": EXAMPLE[1]}, ["AP"])
+    assert caught == []

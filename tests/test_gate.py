@@ -330,6 +330,52 @@ def test_a_score_tables_own_aggregate_is_named_beside_the_mean_compared():
     assert "all['AUC']" in rk.stats.to_markdown(table) and "all['AUC']" in rk.stats.to_markdown(table, layout="wide")
 
 
+def test_a_printed_comparison_of_score_tables_carries_the_note_on_their_aggregates():
+    _, _, tables = _score_tables()
+    table = compare(None, tables, ["AUC", "P@3"], baseline="base")
+    note = next(line for line in to_text(table).splitlines()[-1].split(". ") if line.startswith("Mean AUC"))
+    assert str(table) == repr(table) == repr(pd.DataFrame(table)) + "\n" + note  # the DataFrame's text, then it
+    assert f"<p>{note}" in table._repr_html_().replace("&#x27;", "'")
+    assert "all['AUC']" not in str(table[table["metric"] == "P@3"])  # a selection without AUC: no note
+    assert "all['AUC']" in str(table[["system", "mean"]])
+    frames = compare(None, {n: t.to_frame(all=False) for n, t in tables.items()}, ["AUC"], baseline="base")
+    assert repr(frames) == repr(pd.DataFrame(frames))  # no ScoreTable, no note: any DataFrame's text
+    assert isinstance(table, pd.DataFrame) and type(table.copy()) is type(table)
+
+
+def test_the_mark_is_explained_only_when_a_difference_is_marked():
+    a = pd.DataFrame({"AP": [0.2, 0.4, 0.1, 0.5]})
+    near, far = pd.DataFrame({"AP": [0.25, 0.35, 0.15, 0.5]}), pd.DataFrame({"AP": [0.3, 0.6, 0.2, 0.6]})
+    for runs, marked in (({"bm25": a, "neural": near}, False), ({"bm25": a, "neural": far}, True)):
+        table = compare(None, runs, "AP", baseline="bm25")
+        assert bool(table["significant"].any()) is marked
+        for text in (to_text(table), rk.stats.to_markdown(table), rk.stats.to_markdown(table, layout="wide"),
+                     rk.stats.to_latex(table, mark="*")):
+            assert ("†" in text or "*" in text) is marked, text
+        note = to_text(table).splitlines()[-1]
+        assert note.startswith("† significant at alpha = 0.05 (paired t-test" if marked
+                               else "No difference is significant at alpha = 0.05 (paired t-test")
+        assert note.endswith("d: paired Cohen's d.")
+        wide = rk.stats.to_markdown(table, layout="wide").splitlines()[-1]
+        assert wide.startswith("Means; † significantly different from bm25" if marked
+                               else "Means; none significantly different from bm25")
+
+
+def test_compare_without_qrels_says_to_give_the_judgments_first(capsys):
+    new, prod = str(DATA / "example_new.run"), str(DATA / "example.run")
+    for argv in (["--baseline", prod, new], ["--baseline", prod, new, prod], [prod, new, "-m", "map"]):
+        status, out = run_cli("compare", *argv)
+        err = capsys.readouterr().err
+        assert status == 2 and out == "" and len(err.splitlines()) == 1, err
+        assert err.startswith(f"rankkit compare: error: {argv[0] if argv[0] != '--baseline' else new} is a run "
+                              "(qid Q0 docno rank score tag), not judgments: give the judgments first, "
+                              "rankkit compare QRELS RUN [RUN ...] (here: rankkit compare QRELS "), err
+    assert err.rstrip().endswith(f"(here: rankkit compare QRELS {prod} {new})")
+    status, _ = run_cli("compare", str(DATA / "example.qrels"))
+    assert status == 2 and "compare needs at least two runs, got 0: rankkit compare QRELS RUN RUN [RUN ...]" in \
+        capsys.readouterr().err
+
+
 def test_per_query_frames_have_no_aggregate_note():
     _, _, tables = _score_tables()
     frames = {name: t.to_frame(all=False) for name, t in tables.items()}

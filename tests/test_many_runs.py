@@ -85,3 +85,19 @@ def test_a_run_as_a_dict_is_not_taken_for_many_runs():
     assert is_runs({"bm25": {"q1": {"d1": 1.0}}})
     assert is_runs({"bm25": "run.txt"}) and is_runs({"a": pd.DataFrame()})
     assert not is_runs({}) and not is_runs([RUN])
+
+
+@pytest.mark.parametrize("flags", [["-m", "map"], ["-m", "map", "--progress"]])  # the arrays' reader, the frames'
+def test_each_runs_warnings_name_its_file_and_lines_without_runid_are_warned_about(runs, capsys, flags):
+    assert main(["evaluate", str(QRELS), *map(str, runs), *flags]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]  # not --progress's
+    assert err[0] == ("rankkit evaluate: warning: 2 runs, one after the other, with nothing telling their lines "
+                      "apart: add -m runid (their tags) or use --format csv (a column run)")
+    for run in runs:
+        assert f"rankkit evaluate: warning: {run}: run queries without judgments are not scored (1): 150" in err
+        assert any(line.startswith(f"rankkit evaluate: warning: {run}: judged queries missing") for line in err)
+    assert main(["evaluate", str(QRELS), str(RUN), *flags]) == 0  # one run: as it always was
+    assert [line for line in capsys.readouterr().err.splitlines() if "warning" in line][0] == (
+        "rankkit evaluate: warning: run queries without judgments are not scored (1): 150")
+    assert main(["evaluate", str(QRELS), *map(str, runs), *flags, "-m", "runid"]) == 0
+    assert "nothing telling their lines apart" not in capsys.readouterr().err

@@ -147,3 +147,13 @@ def test_inputs_the_arrays_path_does_not_take_print_the_same(tmp_path, case):
     assert done.returncode == 0, done.stderr
     want = frames_text(qrels, run, ["all_trec"])
     assert done.stdout.decode("utf-8", "surrogateescape") == want
+
+
+@pytest.mark.parametrize("argv, unknown", [([], ""), (["-x"], "; unrecognized arguments: -x"),
+                                           (["qrels.txt", "run.txt"], "; unrecognized arguments: qrels.txt run.txt")])
+def test_without_a_command_the_error_lists_the_commands(capsys, argv, unknown):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: rankkit ")
+    assert err.endswith(f"rankkit: error: name a command: evaluate, compare, fuse, ndeval "
+                        f"(rankkit COMMAND -h for its options){unknown}\n")

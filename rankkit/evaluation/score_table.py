@@ -27,6 +27,11 @@ def to_numpy(x: Any) -> np.ndarray:
         return np.from_dlpack(x)
 
 
+#: The rows a ScoreTable's repr shows at most: the first half, ``...`` for the rest, the last half
+#: (``all`` the last of them), pandas' truncation.
+SHOWN_ROWS = 12
+
+
 @dataclass(frozen=True, eq=False)
 class ScoreTable(Mapping):
     """Per-query values of model scores' metrics: a read-only mapping metric -> array.
@@ -141,19 +146,33 @@ class ScoreTable(Mapping):
             head += "; unscored or 0: " + ", ".join(f"{c} {n}" for c, n in n_unscored.items())
         return head
 
-    def _shown(self):
-        frame = self.to_frame()
-        if len(frame) > 11:
-            frame = frame.iloc[[*range(5), *range(len(frame) - 6, len(frame))]]
-        return frame.round(4)
+    def _hidden(self) -> str:
+        """The line under a table too long to show whole, as pandas says it: how many queries the
+        row ``...`` stands for (the first six queries, the last five and ``all`` are shown)."""
+        hidden = self.n_queries + 1 - SHOWN_ROWS
+        if hidden <= 0:
+            return ""
+        return (f"[{self.n_queries} queries x {len(self)} metrics; ... hides {hidden} "
+                f"quer{'y' if hidden == 1 else 'ies'}: to_frame() has them all]")
 
     def __repr__(self) -> str:
-        return self._summary() + "\n" + self._shown().to_string()
+        try:
+            text = self.to_frame().round(4).to_string(max_rows=SHOWN_ROWS, min_rows=SHOWN_ROWS)
+        except ModuleNotFoundError as err:  # the slim install: the aggregates without pandas' table
+            if err.name != "pandas":
+                raise
+            shown = ", ".join(f"{c}: {float(to_numpy(v)):.4f}" for c, v in self.all.items())
+            return (f"{self._summary()}\nall: {shown}\n(the per-query table prints with pandas: "
+                    f'pip install ".[runs]" in rankkit\'s source folder; table.query and table.data hold it)')
+        hidden = self._hidden()
+        return self._summary() + "\n" + text + (f"\n\n{hidden}" if hidden else "")
 
     def _repr_html_(self) -> str:
         from html import escape
 
-        return f"<p>{escape(self._summary())}</p>" + self._shown().to_html()
+        hidden = self._hidden()
+        return (f"<p>{escape(self._summary())}</p>" + self.to_frame().round(4).to_html(max_rows=SHOWN_ROWS)
+                + (f"<p>{escape(hidden)}</p>" if hidden else ""))
 
 
 def _rebuild(data, query, all_, n_rows, unscored, metrics, settings) -> ScoreTable:
