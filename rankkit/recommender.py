@@ -397,7 +397,7 @@ def _exposure(items: np.ndarray, n_items: int) -> np.ndarray:
 def catalog_coverage(recs: Recommendations, *, k: int | None = None, of: str = "catalog") -> float:
     """Share of the items recommended to at least one user.
 
-    coverage = |union of the lists| / |I|, with ``I`` the catalogue (RecBole's ``ItemCoverage``,
+    ``coverage = |union of the lists| / |I|``, with ``I`` the catalogue (RecBole's ``ItemCoverage``,
     ``of="catalog"``) or the items of the training data (Microsoft Recommenders'
     ``catalog_coverage``, ``of="train"``; Shani & Gunawardana, "Evaluating Recommendation
     Systems", Recommender Systems Handbook, 2011).
@@ -513,7 +513,7 @@ def _popularity_values(recs: Recommendations, items: np.ndarray) -> tuple[np.nda
 def average_popularity(recs: Recommendations, *, k: int | None = None) -> np.ndarray:
     """Average recommendation popularity (ARP) of each user's list.
 
-    ARP(u) = sum_{i in L_u} phi(i) / |L_u|, phi(i) the training interactions of item i (0 for an
+    ``ARP(u) = sum_{i in L_u} phi(i) / |L_u|``, phi(i) the training interactions of item i (0 for an
     item never seen in training): RecBole's ``AveragePopularity`` (Abdollahpouri et al.,
     "Managing Popularity Bias in Recommender Systems with Personalized Re-ranking", 2019). Not
     the registry's ``ARP`` (:func:`rankkit.metrics.ltr.average_relevance_position`, TensorFlow
@@ -556,7 +556,7 @@ def long_tail_share(recs: Recommendations, *, k: int | None = None, tail: float 
                     by: str = "share") -> np.ndarray:
     """Share of each user's list taken by long-tail items (outside the short head).
 
-    tail(u) = |L_u & T| / |L_u| (RecBole's ``TailPercentage``). The tail T: with ``by="share"``,
+    ``tail(u) = |L_u & T| / |L_u|`` (RecBole's ``TailPercentage``). The tail T: with ``by="share"``,
     the ``max(int(n * tail), 1)`` least popular of the catalogue's n items, ties by item id
     (RecBole's ``tail_ratio`` <= 1); with ``by="count"``, the items with at most ``tail``
     training interactions (RecBole's ``tail_ratio`` > 1). RecBole ranks the items of its
@@ -588,7 +588,7 @@ def _novelty_values(recs, items, unseen) -> tuple[np.ndarray, np.ndarray]:
 def novelty(recs: Recommendations, *, k: int | None = None, unseen: str = "zero") -> np.ndarray:
     """Mean self-information of the items of each user's list.
 
-    novelty(u) = sum_{i in L_u} -log2 p(i) / |L_u|, p(i) = the item's share of the training
+    ``novelty(u) = sum_{i in L_u} -log2 p(i) / |L_u|``, p(i) = the item's share of the training
     interactions (Castells, Vargas & Wang, "Novelty and Diversity Metrics for Recommender
     Systems", ECIR 2011; Microsoft Recommenders' ``novelty``). An item never seen in training
     has no finite value: ``unseen="zero"`` counts it as 0 (Microsoft Recommenders' join does),
@@ -611,7 +611,7 @@ def novelty(recs: Recommendations, *, k: int | None = None, unseen: str = "zero"
 def intra_list_diversity(recs: Recommendations, *, k: int | None = None, similarity: str | None = None) -> np.ndarray:
     """Intra-list diversity of each user's list: 1 - the mean similarity of its pairs of items.
 
-    ILD(u) = 1 - sum_{i<j in L_u} sim(i, j) / (|L_u| (|L_u| - 1) / 2), sim the cosine of the
+    ``ILD(u) = 1 - sum_{i<j in L_u} sim(i, j) / (|L_u| (|L_u| - 1) / 2)``, sim the cosine of the
     items' feature vectors (``similarity="features"``) or of their training users
     (``"cooccurrence"``, Microsoft Recommenders' default); Ziegler et al., "Improving
     Recommendation Lists Through Topic Diversification", WWW 2005; Microsoft Recommenders'
@@ -654,7 +654,7 @@ def intra_list_diversity(recs: Recommendations, *, k: int | None = None, similar
 def serendipity(recs: Recommendations, *, k: int | None = None, similarity: str | None = None) -> np.ndarray:
     """Serendipity of each user's list: relevant items unlike what the user saw in training.
 
-    ser(u, i) = (1 - sum_{j in H_u} sim(i, j) / |H_u|) rel(u, i), H_u the user's training items,
+    ``ser(u, i) = (1 - sum_{j in H_u} sim(i, j) / |H_u|) rel(u, i)``, H_u the user's training items,
     rel 1 when the item is judged relevant (1 for every item without judgments); ser(u) is the
     mean over the list (Zhang et al., "Auralist: Introducing Serendipity into Music
     Recommendation", WSDM 2012; Microsoft Recommenders' ``user_serendipity``). sim as in
