@@ -105,7 +105,7 @@ assignments: $(VENV)/.assignments
 # `make docs-check`: every page in headless Chromium (console errors, requests leaving the
 # machine, untypeset math, broken links, search), screenshots in build/docs-check.
 DOCS    ?= build/docs
-SPHINX  := -m sphinx -b html -E -q --keep-going
+SPHINX  := -m sphinx -b html -E -q -W --keep-going  # a warning (a docstring sphinx misreads) fails the build
 docs: $(VENV)/.docs
 	$(PY) docs/generate.py notebooks build/docs-src
 	$(PY) $(SPHINX) -d build/docs-doctrees build/docs-src $(DOCS)
