@@ -21,6 +21,7 @@ tests of ``evaluate_scores(retrieved="positive")``.
 
 from __future__ import annotations
 
+import io
 import math
 import warnings
 
@@ -509,6 +510,24 @@ class TestIrMeasuresPublished:
 
 
 # --------------------------------------------------------------------------- pytrec_eval
+
+
+class TestIrMeasuresPyndevalPublished:
+    """terrierteam/ir_measures, tests/test_pyndeval.py (its pyndeval provider: ndeval's measures
+    on subtopic judgments, the second column of the qrels)."""
+
+    def test_err_ia(self):
+        # test_ERR_IA: ERR_IA@20 "0.4659" (query 0) and "0.1803" (query 1); aggregate "0.3231"
+        qrels = "0 0 D0 0\n0 0 D1 1\n0 0 D2 1\n0 1 D2 1\n0 1 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n1 1 D5 2\n"
+        run = ("0 0 D0 1 0.8 run\n0 0 D2 2 0.7 run\n0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run\n"
+               "1 0 D1 1 0.8 run\n1 0 D3 2 0.7 run\n1 0 D4 3 0.3 run\n1 0 D2 4 0.4 run\n")
+        frame = pd.read_csv(io.StringIO(qrels), sep=" ", header=None, dtype=str,
+                            names=["query_id", "subtopic_id", "doc_id", "relevance"]).astype({"relevance": int})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # unjudged retrieved documents are the point here
+            table = rk.evaluate(rk.read_subtopic_qrels(frame), trec(run), ["ERR_IA@20"])
+        np.testing.assert_allclose(table["ERR_IA@20"].loc[["0", "1"]], [0.4659, 0.1803], atol=5e-5)
+        assert round(float(rk.aggregate(table)["ERR_IA@20"]), 4) == 0.3231
 
 
 class TestPytrecEvalPublished:
