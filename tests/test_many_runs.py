@@ -87,17 +87,23 @@ def test_a_run_as_a_dict_is_not_taken_for_many_runs():
     assert not is_runs({}) and not is_runs([RUN])
 
 
+def warning_lines(err: str) -> list[str]:
+    """The warnings' lines of stderr, without --progress's lines and its erasing of one."""
+    lines = (line.replace("\r", "\n").split("\n")[-1].split("\x1b[K")[-1] for line in err.splitlines())
+    return [line for line in lines if line.startswith("rankkit evaluate: warning")]
+
+
 @pytest.mark.parametrize("flags", [["-m", "map"], ["-m", "map", "--progress"]])  # the arrays' reader, the frames'
 def test_each_runs_warnings_name_its_file_and_lines_without_runid_are_warned_about(runs, capsys, flags):
     assert main(["evaluate", str(QRELS), *map(str, runs), *flags]) == 0
-    err = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]  # not --progress's
+    err = warning_lines(capsys.readouterr().err)
     assert err[0] == ("rankkit evaluate: warning: 2 runs, one after the other, with nothing telling their lines "
                       "apart: add -m runid (their tags) or use --format csv (a column run)")
     for run in runs:
         assert f"rankkit evaluate: warning: {run}: run queries without judgments are not scored (1): 150" in err
         assert any(line.startswith(f"rankkit evaluate: warning: {run}: judged queries missing") for line in err)
     assert main(["evaluate", str(QRELS), str(RUN), *flags]) == 0  # one run: as it always was
-    assert [line for line in capsys.readouterr().err.splitlines() if "warning" in line][0] == (
+    assert warning_lines(capsys.readouterr().err)[0] == (
         "rankkit evaluate: warning: run queries without judgments are not scored (1): 150")
     assert main(["evaluate", str(QRELS), *map(str, runs), *flags, "-m", "runid"]) == 0
     assert "nothing telling their lines apart" not in capsys.readouterr().err
