@@ -246,12 +246,19 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+#: What the metrics of other judgments are computed from (MetricInfo.judgments), as the tables say it.
+COMPUTED_FROM = {"prefs": "preference judgments (`rk.read_prefs`, `-R prefs`)",
+                 "qrels_jg": "judgment groups (`rk.read_prefs(path, \"qrels_jg\")`, `-R qrels_jg`)",
+                 "interactions": "a recommender's lists (`rk.recommendations`)"}
+
+
 def function_path(name: str, paths: dict[str, str]) -> str | None:
-    """The documented path of a registry row's function (None for num_q, runid: no function)."""
+    """The documented path of a registry row's function (None for num_q, runid: no function);
+    the recommender measures' (``func`` None in their records) is ``rk.<name>``."""
     if name in WRAPPED:
         return paths[WRAPPED[name]]
     func = names.REGISTRY[name].func
-    path = f"{func.__module__}.{func.__name__}"
+    path = f"rankkit.{name}" if func is None else f"{func.__module__}.{func.__name__}"
     return paths.get(path)
 
 
@@ -280,7 +287,10 @@ def metric_tables() -> str:
            "what rankkit accepts. A spec is written `NAME(param=value, ...)@k` (`nDCG@10`, "
            "`nDCG(gain='exp')@10`, `P(rel=2)@5`, `RBP(p=0.9)`); names match case-insensitively; "
            "trec_eval's and ir_measures' names are accepted everywhere a spec is. Each function links to its "
-           "reference, with the formula and its source.", "",
+           "reference, with the formula and its source. Most metrics are computed from relevance judgments "
+           "(`rk.evaluate(qrels, run, [...])`); the others say what they are computed from (`from:`): "
+           "trec_eval's preference measures, its measures of judgment groups, and a recommender's measures "
+           "beyond accuracy, which `rk.evaluate` on relevance judgments refuses with the call to make instead.", "",
            "(metric-table)=", "## Every metric", "",
            # Four columns, so that the table fits the article's width (752 px in a 1280 px window):
            # the function under the spec, the three kinds of other names in one cell, each labelled.
@@ -291,6 +301,8 @@ def metric_tables() -> str:
         also = [a for a in info.aliases if a not in info.ir_measures and a not in trec]  # each name once
         others = [(label, ", ".join(_code(x) for x in xs)) for label, xs in (
             ("trec_eval", trec), ("ir_measures", info.ir_measures), ("also", also)) if xs]
+        if info.judgments in COMPUTED_FROM:
+            others.append(("from", COMPUTED_FROM[info.judgments]))
         params = ", ".join(f"[{_code(p.name)}](param-{name})" for p in info.parameters)
         other = "; ".join(f"{label}: {spelled}" for label, spelled in others)
         out.append(f"| {_code(_spec(name, info))} {_func_link(name, paths)} | {other} | {params} | "
@@ -327,8 +339,9 @@ def metric_tables() -> str:
             "it is parsed, with the message the metric would give.", ""]
     rows = names.parameter_table()
     for name, info in names.REGISTRY.items():
+        source = f" Computed from {COMPUTED_FROM[info.judgments]}." if info.judgments in COMPUTED_FROM else ""
         out += [f"(metric-{name})=", f"### {name}", "",
-                f"{_cell(info.summary)}. Function: {_func_link(name, paths)}.", ""]
+                f"{_cell(info.summary)}. Function: {_func_link(name, paths)}.{source}", ""]
         mine = [r for r in rows if r["metric"] == name]
         if not mine:
             out += ["No parameters" + (" but the cutoff `@k`." if info.cutoff else "."), ""]

@@ -404,3 +404,126 @@ def test_several_runs_each_printed_in_turn_and_no_summary(tmp_path):
         "runid                 \tall\tbad\nprefs_simp            \tall\t0.0000\n")
     assert _cli("-R", "prefs", "-q", "-n", "-m", "prefs_simp", str(prefs), str(bad)) == (
         "prefs_simp            \tq1\t0.0000\n")
+
+
+# --------------------------------------------------------------------------- ids as codes; the records
+
+
+def _long_id_files(tmp_path, rng):
+    """Ids longer than 8 bytes (hashed keys), non-ASCII ones, and tied scores with documents no
+    line judges, so that byte order decides both the ties and the cut of a depth."""
+    docs = [f"clueweb09-en{i:04d}-ä{i % 3}" for i in rng.sample(range(60), 30)] + ["d1", "é"]
+    grades = {(q, jg): {d: rng.choice([0, 1, 2, 3]) for d in docs} for q in ("q1", "q10", "qé") for jg in range(2)}
+    lines = [f"{q} g{jg} s{s} {d} {grade[d]}" for (q, jg), grade in grades.items()
+             for s in range(2) for d in rng.sample(docs, 8)]
+    run = [f"{q} Q0 {d} {i} {rng.choice([1, 2, 3])} t" for q in ("q1", "q10", "qé", "q2")
+           for i, d in enumerate(rng.sample([*docs, *[f"unjudged-document-{j}" for j in range(20)]], 25))]
+    return _write(tmp_path, "p", lines), _write(tmp_path, "r", run)
+
+
+@pytest.mark.filterwarnings("ignore:run queries without judgments")
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("depth", [None, 4])
+def test_long_and_non_ascii_ids_join_by_their_bytes(tmp_path, seed, depth):
+    prefs, run = _long_id_files(tmp_path, random.Random(seed))
+    table, _ = evaluate_preferences(prefs, run, ["all_prefs"], depth=depth)
+    expected = _oracle(read_prefs(prefs), run_rows(run), depth)
+    assert list(table.index) == list(expected) == sorted(expected, key=lambda q: q.encode())
+    for qid, row in table.iterrows():
+        for column, value in row.items():
+            assert value == pytest.approx(expected[qid][column], abs=1e-12), (qid, column)
+
+
+@pytest.mark.filterwarnings("ignore:run queries without judgments")
+def test_ids_sharing_a_key_take_the_exact_join(tmp_path, monkeypatch):
+    """Keys are confirmed on the ids: when every id gets the same key, the run's documents are
+    joined the exact way, with the same values."""
+    import rankkit.evaluation.preferences as module
+
+    prefs, run = _long_id_files(tmp_path, random.Random(7))
+    table, _ = evaluate_preferences(prefs, run, ["all_prefs"])
+    calls = []
+
+    def one_key(*arrays, **_):
+        calls.append(len(arrays))
+        return [np.zeros(len(a), dtype=np.uint64) for a in arrays]
+
+    monkeypatch.setattr(module, "string_keys", one_key)
+    colliding, _ = evaluate_preferences(prefs, run, ["all_prefs"])
+    assert calls and colliding.equals(table)
+
+
+def test_the_measures_and_nicknames_are_the_registrys():
+    from rankkit.names import NICKNAMES, REGISTRY, TREC_FAMILIES, TREC_ORDER
+
+    prefs = [n for n in TREC_ORDER if REGISTRY[TREC_FAMILIES[n][0]].judgments == "prefs"]
+    assert prefs == list(PREFS_MEASURES) == list(NICKNAMES["all_prefs"][2:])
+    assert [n for n in TREC_ORDER if REGISTRY[TREC_FAMILIES[n][0]].judgments == "qrels_jg"] == [
+        "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"]
+    for name, (kernel, kind) in PREFS_MEASURES.items():
+        info = REGISTRY[name]
+        assert info.func is kernel and (info.aggregate == "sum") == (kind == "int") and not info.cutoff
+    assert list(preference_measures(["all_prefs"], "prefs")) == ["runid", "num_q", *prefs]
+    assert list(preference_measures(None, "qrels_jg"))[:3] == ["runid", "num_q", "map_avgjg"]
+
+
+@pytest.mark.parametrize("spec, call", [
+    ("prefs_simp", 'rk.evaluate(rk.read_prefs(path), run, ["prefs_simp"]) (command line: rankkit evaluate -R prefs)'),
+    ("prefs_num_prefs_poss", 'rk.evaluate(rk.read_prefs(path), run, ["prefs_num_prefs_poss"])'),
+    ("map_avgjg", 'rk.evaluate(rk.read_prefs(path, "qrels_jg"), run, ["map_avgjg"]) '
+                  "(command line: rankkit evaluate -R qrels_jg)"),
+    ("P_avgjg@10", 'rk.evaluate(rk.read_prefs(path, "qrels_jg"), run, ["P_avgjg.10"])'),
+    ("Rprec_mult_avgjg_0.50", 'rk.evaluate(rk.read_prefs(path, "qrels_jg"), run, ["Rprec_mult_avgjg.0.5"])'),
+])
+def test_evaluate_on_relevance_judgments_says_what_to_call(spec, call):
+    qrels, run = str(DATA / "qrels.test"), str(DATA / "prefs.results.test")
+    with pytest.raises(ValueError) as caught:
+        rk.evaluate(qrels, run, [spec])
+    message = str(caught.value)
+    assert message.startswith(f"metric {spec} needs ") and call in message and "\n" not in message
+    with pytest.raises(ValueError, match="needs (preference judgments|judgment groups)"):
+        rk.evaluate_scores([1, 0], [0.5, 0.2], [1, 1], [spec])
+
+
+def test_the_suggested_call_gives_the_measure():
+    prefs = rk.read_prefs(DATA / "prefs.test")
+    table = rk.evaluate(prefs, str(DATA / "prefs.results.test"), ["prefs_simp"])
+    with pytest.raises(ValueError, match=r'rk.evaluate\(rk.read_prefs\(path\), run, \["prefs_simp"\]\)'):
+        rk.evaluate(str(DATA / "qrels.test"), str(DATA / "prefs.results.test"), ["prefs_simp"])
+    assert round(table.attrs["all"]["prefs_simp"], 4) == 0.3881
+
+
+def test_the_command_without_r_prefs_refuses_a_preference_measure(capsys):
+    code = main(["evaluate", "-m", "prefs_simp", str(DATA / "qrels.test"), str(DATA / "prefs.results.test")])
+    assert code not in (0, None)
+    assert "rankkit evaluate -R prefs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("form", ["prefs", "qrels_jg"])
+def test_ids_that_are_not_utf8_sort_and_join_by_their_bytes(tmp_path, form):
+    """Bytes 0xff, 0xfe and 0xc3 0xa9 in ids give the values of the same files with ASCII bytes
+    that sort the same way ('~', '}', '|'), each id keeping its bytes (escaped) in the index."""
+    lines = [b"q\xff1 u s d\xfe1 2", b"q\xff1 u s d1 1", b"q\xff1 u s d\xc3\xa91 0", b"q1 u s dx 1", b"q1 u s dy 0"]
+    if form == "qrels_jg":
+        lines = [line.replace(b" s ", b" ") for line in lines]
+    run = [b"q\xff1 Q0 d\xfe1 1 1 t", b"q\xff1 Q0 d1 2 3 t", b"q\xff1 Q0 d\xc3\xa91 3 1 t", b"q1 Q0 dy 1 2 t",
+           b"q1 Q0 dx 1 2 t"]
+
+    def files(name, swap):
+        prefs, ranked = tmp_path / f"{name}.p", tmp_path / f"{name}.r"
+        prefs.write_bytes(b"\n".join(swap(x) for x in lines) + b"\n")
+        ranked.write_bytes(b"\n".join(swap(x) for x in run) + b"\n")
+        return prefs, ranked
+
+    raw = evaluate_preferences(*files("raw", lambda x: x), None, format=form)[0]
+    ascii_ = evaluate_preferences(*files("ascii", lambda x: x.replace(b"\xff", b"~").replace(b"\xfe", b"}")
+                                        .replace(b"\xc3\xa9", b"|")), None, format=form)[0]
+    assert list(raw.index) == ["q1", "q\udcff1"] and list(ascii_.index) == ["q1", "q~1"]
+    assert np.array_equal(raw.to_numpy(), ascii_.to_numpy()) and list(raw.columns) == list(ascii_.columns)
+    if TREC_EVAL is not None:
+        argv = ["-q", "-m", "qrels_jg" if form == "qrels_jg" else "all_prefs", "-R", form,
+                *map(str, files("raw", lambda x: x))]
+        theirs = subprocess.run([TREC_EVAL, *argv], capture_output=True, check=True).stdout
+        out = io.StringIO()
+        main(["evaluate", *argv], out=out)
+        assert out.getvalue().encode("utf-8", "surrogateescape") == theirs

@@ -346,3 +346,68 @@ def test_diversity_and_serendipity_follow_the_documented_order_bit_for_bit(seed,
                 summed += cosine(item, j)
             ser += 1.0 - summed / len(seen)
         assert rk.serendipity(recs)[row] == ser / len(items)
+
+
+# --------------------------------------------------------------------------- the records: names, parameters, help
+
+RECORDS = {name: info for name, info in rk.names.REGISTRY.items() if info.judgments == "interactions"}
+
+
+def test_every_measure_has_a_record_named_as_its_function():
+    functions = {"catalog_coverage", "exposure_entropy", "gini_index", "average_popularity", "long_tail_share",
+                 "novelty", "intra_list_diversity", "serendipity"}
+    assert set(RECORDS) == functions and set(R.__all__) >= functions
+    per_run = {name for name, info in RECORDS.items() if info.aggregate == "run"}
+    assert per_run == {name for name in functions if isinstance(getattr(rk, name)(RECS_SMALL), float)}
+    # beyond_accuracy's keys are the records' aliases where they differ from the names (its ARP is
+    # average_popularity: the registry's ARP is TensorFlow Ranking's average relevance position)
+    names = {name: name for name in RECORDS} | rk.names.NAME_ALIASES | {"ARP": "average_popularity"}
+    assert [names[key] for key in R.MEASURES] == list(RECORDS)
+    assert rk.names.REGISTRY["ARP"].judgments == "qrels"
+
+
+@pytest.mark.parametrize("name", sorted(RECORDS))
+def test_each_records_parameters_are_its_functions(name):
+    info, signature = RECORDS[name], __import__("inspect").signature(getattr(rk, name)).parameters
+    assert info.cutoff and signature["k"].default is None
+    assert [p for p in signature if p not in ("recs", "k")] == list(info.params)
+    for param in info.parameters:
+        assert signature[param.name].default == param.default, param.name
+    choices = {"similarity": R.SIMILARITIES, "unseen": ("zero", "skip"), "of": ("catalog", "train"),
+               "by": ("share", "count")}
+    for param in info.parameters:
+        if param.type == "text":
+            assert param.choices == choices[param.name]
+            with pytest.raises(ValueError, match=param.name):
+                getattr(rk, name)(RECS_SMALL, **{param.name: "nope"})
+            rk.names.parse_metric(f"{name}({param.name}={param.choices[-1]!r})@5")  # each choice is accepted
+
+
+RECS_SMALL = rk.recommendations({"u1": {"a": 2, "b": 1}, "u2": {"a": 2, "c": 1}}, [("u1", "a"), ("u2", "b")],
+                                features={"a": [1, 0], "b": [0, 1], "c": [1, 1]})
+
+
+@pytest.mark.parametrize("spec, call", [
+    ("novelty@10", "rk.novelty(rk.recommendations(run, train), k=10)"),
+    ("ILD", "rk.intra_list_diversity(rk.recommendations(run, train))"),
+    ("coverage(of='train')@5", "rk.catalog_coverage(rk.recommendations(run, train), k=5, of='train')"),
+    ("long_tail_share(tail=3, by='count')", "rk.long_tail_share(rk.recommendations(run, train), tail=3, by='count')"),
+])
+def test_evaluate_refuses_them_saying_what_to_call(spec, call):
+    with pytest.raises(ValueError) as caught:
+        rk.evaluate({"u1": {"a": 1}}, {"u1": {"a": 2.0, "b": 1.0}}, [spec])
+    assert str(caught.value) == (f"metric {spec} needs a recommender's lists and training interactions: use {call}, "
+                                 "or rk.beyond_accuracy(recs) for every such measure")
+    with pytest.raises(ValueError, match="needs a recommender's lists"):
+        rk.evaluate_scores([1, 0], [0.5, 0.2], [1, 1], [spec])
+    with pytest.raises(ValueError, match="needs a recommender's lists"):
+        rk.parse_metric(spec)([[1, 0]])
+
+
+def test_the_suggested_call_computes_what_the_spec_names():
+    recs = rk.recommendations({"u1": {"a": 2, "b": 1}, "u2": {"a": 2, "c": 1}}, [("u1", "a"), ("u2", "b")])
+    metric = rk.parse_metric("novelty(unseen='skip')@1")
+    assert np.array_equal(rk.novelty(recs, k=metric.k, **metric.kwargs), rk.novelty(recs, k=1, unseen="skip"),
+                          equal_nan=True)
+    with pytest.raises(ValueError, match="unseen must be one of 'zero', 'skip', got 'never'"):
+        rk.parse_metric("novelty(unseen='never')@1")

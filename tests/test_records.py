@@ -32,6 +32,15 @@ from rankkit.names import (
 from rankkit.names.metric import make_metric
 
 LABELS = np.array([[2.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+#: A recommender's lists, for the measures computed from them (``judgments="interactions"``).
+RECS = rk.recommendations({"u1": {"a": 2, "b": 1}, "u2": {"a": 2, "c": 1}}, [("u1", "a"), ("u2", "b"), ("u2", "c")],
+                          features={"a": [1, 0], "b": [0, 1], "c": [1, 1]})
+
+
+def _function(info: MetricInfo):
+    """The function computing a record's metric: its ``func``, or for the recommender
+    measures (``func`` None, a layer above the records) ``rk.<name>``."""
+    return info.func if info.func is not None else getattr(rk, info.name)
 
 
 def _base(info: MetricInfo, param: str) -> dict:
@@ -110,6 +119,10 @@ def test_the_metric_function_refuses_it_too(name, param, kind, text, value):
     params = {**_base(info, param.name), param.name: value}
     if param.name == "min_grade":
         params["max_grade"] = 5
+    if info.judgments == "interactions":
+        with pytest.raises((ValueError, TypeError), match=param.name):
+            _function(info)(RECS, **params)
+        return
     metric = Metric(name, tuple(params.items()), _k(info))
     with pytest.raises((ValueError, TypeError), match=param.name):
         metric(LABELS)
@@ -140,7 +153,7 @@ def test_the_default_is_accepted_and_is_the_function_default(name, param):
     if param.default is not None:
         spec = _spec(name, {**_base(info, param.name), param.name: param.default}, _k(info))
         assert parse_metric(spec).kwargs[param.name] == param.default
-    signature = inspect.signature(info.func).parameters
+    signature = inspect.signature(_function(info)).parameters
     if param.name in signature and param.name not in info.required:
         assert signature[param.name].default == param.default
 
@@ -171,16 +184,26 @@ def test_trec_order_is_trec_eval_10s_measure_table():
         "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
         "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
         "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-        "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj",
+        "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+        "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+        "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+        "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj",
     )
     assert set(TREC_ORDER) == set(TREC_FAMILIES)
-    assert NICKNAMES["all_trec"] == tuple(m for m in TREC_ORDER if m not in ("dcg", "ideal_dcg", "yaap"))
-    assert set(NICKNAMES["official"]) <= set(TREC_ORDER) and set(NICKNAMES["set"]) <= set(TREC_ORDER)
+    # trec_eval's all_trec holds the measures of relevance judgments, less dcg, ideal_dcg and yaap
+    assert NICKNAMES["all_trec"] == tuple(m for m in TREC_ORDER if m not in ("dcg", "ideal_dcg", "yaap")
+                                          and REGISTRY[TREC_FAMILIES[m][0]].judgments == "qrels")
+    for nick in NICKNAMES:
+        assert set(NICKNAMES[nick]) <= set(TREC_ORDER), nick
+    assert NICKNAMES["all_prefs"][2:] == tuple(m for m in TREC_ORDER if m.startswith("prefs_"))
+    assert NICKNAMES["qrels_jg"] == ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 
 
 def test_names_tables_come_from_the_records():
     assert NAME_ALIASES == {"recip_rank": "RR", "MRR": "RR", "R-prec": "Rprec", "R_prec": "Rprec",
-                            "Precision": "P", "Recall": "R"}
+                            "Precision": "P", "Recall": "R", "coverage": "catalog_coverage",
+                            "entropy": "exposure_entropy", "gini": "gini_index", "long_tail": "long_tail_share",
+                            "ILD": "intra_list_diversity"}
     assert IR_MEASURES["NDCG"] == "nDCG" and IR_MEASURES["NumRelRet"] == "num_rel_ret" and len(IR_MEASURES) == 48
     for name, info in REGISTRY.items():
         assert info.name == name
@@ -194,7 +217,7 @@ def test_every_parameter_is_typed_and_described():
         for param in info.parameters:
             assert param.type in ("number", "integer", "text", "bool", "gain", "levels")
             assert param.description and param.range
-            assert param.type != "text" or param.default in param.choices
+            assert param.type != "text" or param.default in param.choices or (param.none and param.default is None)
 
 
 def test_help_and_documentation_render_every_record():
@@ -206,3 +229,44 @@ def test_help_and_documentation_render_every_record():
         assert f"  {name}" in text and info.summary in text
     assert "p=0.8: number (0, 1); persistence" in text
     assert "gain='linear': gain 'linear' | 'exp' | {label: gain}" in text
+
+
+# --------------------------------------------------------------------------- what each record is computed from
+
+
+def test_each_record_says_what_it_is_computed_from():
+    kinds = {}
+    for name, info in REGISTRY.items():
+        kinds.setdefault(info.judgments, []).append(name)
+        assert (info.func is None) == (info.judgments == "interactions"), name
+    assert set(kinds) == {"qrels", "prefs", "qrels_jg", "interactions"}
+    assert len(kinds["prefs"]) == 14 and kinds["qrels_jg"] == ["map_avgjg", "P_avgjg", "Rprec_mult_avgjg"]
+    assert kinds["interactions"] == ["catalog_coverage", "exposure_entropy", "gini_index", "average_popularity",
+                                     "long_tail_share", "novelty", "intra_list_diversity", "serendipity"]
+    for name in [*kinds["prefs"], *kinds["qrels_jg"]]:
+        assert all(not t.all_trec for t in REGISTRY[name].trec), name  # trec_eval's all_trec leaves them out
+    with pytest.raises(ValueError, match="func is None for the interactions measures, and only for them"):
+        MetricInfo("x", None)
+    with pytest.raises(ValueError, match="judgments must be one of"):
+        MetricInfo("x", len, judgments="votes")
+
+
+@pytest.mark.parametrize("name", [n for n, info in REGISTRY.items() if info.judgments != "qrels"])
+def test_evaluate_refuses_the_metrics_of_other_judgments_in_one_line(name):
+    info = REGISTRY[name]
+    spec = name + ("@5" if info.cutoff else "")
+    with pytest.raises(ValueError) as caught:
+        rk.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [spec])
+    message = str(caught.value)
+    assert message.startswith(f"metric {spec} needs ") and "\n" not in message
+    assert ("rk.read_prefs(path" in message) == (info.judgments in ("prefs", "qrels_jg"))
+    assert (f"rk.{name}(rk.recommendations(run, train), k=5)" in message) == (info.judgments == "interactions")
+
+
+def test_help_says_what_the_other_metrics_are_computed_from():
+    text = metric_help()
+    prefs = text[text.index("  prefs_simp "):].splitlines()
+    assert prefs[1].strip() == "also: trec_eval prefs_simp"
+    assert prefs[2].strip().startswith("from preference judgments: rk.evaluate(rk.read_prefs(path), run, [...])")
+    novelty = text[text.index("  novelty[@k] "):].splitlines()
+    assert novelty[1].strip().startswith("from a recommender's lists: rk.novelty(rk.recommendations(run, train))")

@@ -34,6 +34,7 @@ from ..metrics.weighting import (
     weighted_pooled_auc,
 )
 from ..names import REGISTRY, Metric, expand_metrics
+from ..names.records import refuse_other_judgments
 from ..ops.primitives import device, is_numpy, namespace, query_sum
 from ..rankings import Rankings
 from .arrays import aggregate_column, defaults, score_values
@@ -209,8 +210,9 @@ def evaluate_scores(
 
 
 def _columns(metrics: Any) -> dict[str, Metric]:
-    """Column name -> Metric; refuse the metrics that give text."""
-    columns = expand_metrics(metrics)
+    """Column name -> Metric; refuse the metrics that give text, and those of other judgments
+    (preferences, a recommender's interactions)."""
+    columns = refuse_other_judgments(expand_metrics(metrics))
     for column, metric in columns.items():
         if metric.info.kind == "str":
             raise ValueError(f"metric {column} gives text ({metric.info.summary}), not a number per query: "

@@ -51,6 +51,20 @@ def _names(info: MetricInfo) -> str:
     return "; ".join(parts)
 
 
+def _computed_from(info: MetricInfo) -> str:
+    """What a metric of other judgments (:attr:`MetricInfo.judgments`) is computed from, and
+    the call that computes it; "" for the metrics of relevance judgments."""
+    return {
+        "qrels": "",
+        "prefs": "from preference judgments: rk.evaluate(rk.read_prefs(path), run, [...]); "
+                 "rankkit evaluate -R prefs (or -R qrels_prefs)",
+        "qrels_jg": 'from judgment groups: rk.evaluate(rk.read_prefs(path, "qrels_jg"), run, [...]); '
+                    "rankkit evaluate -R qrels_jg",
+        "interactions": f"from a recommender's lists: rk.{info.name}(rk.recommendations(run, train)), "
+                        "or rk.beyond_accuracy for them all",
+    }[info.judgments]
+
+
 def _usage(name: str, info: MetricInfo) -> str:
     """How a spec of the record is written: ``SDCG@k``, ``iprec(recall=...)``, ``P[@k]``."""
     required = [p for p in info.required if p != "k"]
@@ -61,7 +75,8 @@ def _usage(name: str, info: MetricInfo) -> str:
 
 def metric_help() -> str:
     """The metric list of ``rankkit evaluate --help``: each metric's spec, summary, other
-    names, and each parameter with its type, default, range and meaning.
+    names, what it is computed from when not from relevance judgments (preferences, a
+    recommender's lists), and each parameter with its type, default, range and meaning.
 
     Examples
     --------
@@ -79,6 +94,8 @@ def metric_help() -> str:
         names = _names(info)
         if names:
             lines.append(f"{indent}also: {names}")
+        if info.judgments != "qrels":
+            lines.append(f"{indent}{_computed_from(info)}")
         for p in info.parameters:
             lines.append(f"{indent}{p.name}={p.default!r}: {p.type} {p.range}; {p.description}")
     return "\n".join(lines)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..rankings import as_rankings
 from .parameters import _freeze
-from .records import REGISTRY, MetricInfo
+from .records import REGISTRY, MetricInfo, other_judgments
 
 __all__ = ["Metric", "ParameterError"]
 
@@ -60,7 +60,11 @@ class Metric:
         return self.name + (f"({args})" if args else "") + (f"@{self.k}" if self.k is not None else "")
 
     def __call__(self, rankings) -> np.ndarray:
-        """Compute the metric on anything :func:`as_rankings` accepts."""
+        """Compute the metric on anything :func:`as_rankings` accepts (on what its record's
+        ``func`` takes, for the metrics of other judgments; the recommender measures have
+        their own functions, ``rk.<name>``)."""
+        if self.info.func is None:
+            raise ValueError(other_judgments(str(self), self))
         kwargs = self.kwargs
         if self.k is not None:
             kwargs["k"] = self.k

@@ -237,3 +237,24 @@ LOG_LOSS_REL = Param("rel", "number", 1, "target 1 for label >= rel (evaluate_sc
 LOG_LOSS_PREDICTION = Param("prediction", "text", "probability",
                             "the scores are probabilities, or logits turned into them (CatBoost's Logloss)",
                             _option("prediction", LOG_LOSS_PREDICTIONS), choices=LOG_LOSS_PREDICTIONS)
+# the recommender measures beyond accuracy (rankkit.recommender; the choices are tested equal to its own)
+COVERAGE_OF = Param("of", "text", "catalog",
+                    "what coverage divides by: the catalogue's items (RecBole) or the training data's "
+                    "(Microsoft Recommenders)", _option("of", ("catalog", "train")), choices=("catalog", "train"))
+ENTROPY_BASE = Param("base", "number", 2.0, "base of the logarithm: 2 (Microsoft Recommenders) or e (RecBole)",
+                     check_base, low=1, low_open=True)
+PER_ITEM = Param("per_item", "bool", False, "divide by the number of distinct items shown (RecBole)",
+                 functools.partial(check_bool, name="per_item"))
+TAIL = Param("tail", "number", 0.1,
+             "the long tail: that share of the catalogue, least popular first (by='share', in (0, 1]), or the "
+             "items with at most that many training interactions (by='count', an integer)",
+             functools.partial(check_nonnegative_number, name="tail"), low=0)
+TAIL_BY = Param("by", "text", "share", "how tail is read: a share of the catalogue or a count of interactions",
+                _option("by", ("share", "count")), choices=("share", "count"))
+UNSEEN = Param("unseen", "text", "zero",
+               "an item never seen in training: counted as 0 (Microsoft Recommenders) or left out of the mean",
+               _option("unseen", ("zero", "skip")), choices=("zero", "skip"))
+SIMILARITY = Param("similarity", "text", None,
+                   "cosine of the items' feature vectors or of their training users; None: features when given",
+                   _option("similarity", ("features", "cooccurrence")), choices=("features", "cooccurrence"),
+                   none=True)

@@ -4,7 +4,9 @@ A record (:class:`MetricInfo`) holds everything rankkit knows about a metric: it
 its names (rankkit's canonical name and aliases, trec_eval's names with their place in
 trec_eval's print order, ir_measures' names), its typed parameters (:class:`Param`: type,
 default, range, description), whether it takes a cutoff, how the ``all`` line aggregates
-it. Adding a metric touches its family's module (:mod:`rankkit.metrics`) and its record
+it, and what it is computed from (:attr:`MetricInfo.judgments`: relevance judgments, or
+trec_eval's preferences and judgment groups, or a recommender's lists and training
+interactions). Adding a metric touches its family's module (:mod:`rankkit.metrics`) and its record
 here; the tables of names (:data:`NAME_ALIASES`, :data:`TREC_ORDER`, :data:`TREC_FAMILIES`,
 :data:`NICKNAMES`, :data:`IR_MEASURES`) are derived from the records.
 """
@@ -28,6 +30,7 @@ from ..metrics import (
     ltr,
     overlap,
     pairwise,
+    preferences,
     set_based,
     unranked,
 )
@@ -35,7 +38,10 @@ from ..ops.primitives import count
 from . import parameters as P
 from .parameters import Param
 from .trec_eval import (
+    ALL_PREFS,
     OFFICIAL,
+    PREFS,
+    QRELS_JG,
     SET,
     TrecName,
     beta_params,
@@ -51,7 +57,10 @@ from .trec_eval import (
 )
 
 __all__ = ["MetricInfo", "REGISTRY", "NAME_ALIASES", "TREC_ORDER", "TREC_FAMILIES", "NICKNAMES", "IR_MEASURES",
-           "lookup_name", "refuse_score_metrics"]
+           "JUDGMENTS", "lookup_name", "refuse_other_judgments", "refuse_score_metrics"]
+
+#: What a record's metric is computed from (:attr:`MetricInfo.judgments`).
+JUDGMENTS = ("qrels", "prefs", "qrels_jg", "interactions")
 
 
 def no_relevant_document(rankings, *, rel: float | None = None, no_relevant: float = 0.0, gain=None, **_) -> list:
@@ -102,22 +111,30 @@ class MetricInfo:
     ----------
     name : str
         rankkit's canonical name (the key of :data:`REGISTRY`, what ``str(Metric)`` prints).
-    func : callable
-        ``func(rankings, **params)`` -> one value per query.
+    func : callable or None
+        ``func(rankings, **params)`` -> one value per query, for the metrics of relevance
+        judgments (``judgments="qrels"``). Of the others (:attr:`judgments`), ``func`` takes
+        what they are computed from: ``prefs``, the
+        :class:`~rankkit.metrics.preferences.RankedPreferences` of
+        :func:`~rankkit.metrics.preferences.rank_preferences`; ``qrels_jg``, a Rankings with
+        one row per judgment group (its values are then averaged over each query's groups,
+        :func:`~rankkit.metrics.preferences.average_over_groups`); ``interactions``: None,
+        the function is ``rk.<name>`` (:mod:`rankkit.recommender`, a layer above the records).
     parameters : tuple of Param
         The keyword parameters a spec may set (``k`` excluded), typed. A record with
         ``rel`` takes the relevance level of ``evaluate(rel=...)`` (trec_eval ``-l``); one
         with ``n_docs``, ``evaluate(n_docs=...)`` (trec_eval ``-N``).
     cutoff : bool
         Whether the spec takes ``@k`` (passed as ``k=``).
-    aggregate : {"mean", "sum", "gmean", "first", "none", "rows", "pairs", "weighted"}
+    aggregate : {"mean", "sum", "gmean", "first", "none", "rows", "pairs", "weighted", "run"}
         The ``all`` line: the mean over queries; the sum (counts, printed as integers);
         the geometric mean with trec_eval's floor 1e-5 (gm_map); the run's value (runid);
         none (relstring). The metrics of model scores (``scores``) aggregate in
         :func:`rankkit.evaluation.evaluate_scores`: over every row of every query at once
         (``rows``: AUC, MSE, MAE), over the pairs of documents within each query
         (``pairs``: PNR, concordant over discordant), or as a weighted mean of the
-        per-query values (``weighted``: GAUC).
+        per-query values (``weighted``: GAUC). ``run``: one value for the whole run, not
+        per query (catalog coverage, exposure entropy, Gini index of a recommender).
     kind : {"float", "int", "str"}
         How a value prints.
     summary_only : bool
@@ -159,10 +176,20 @@ class MetricInfo:
         score (``nan``), or scores 0 for want of a relevant document, and why.
     left_out : str
         What its aggregate does with a query it cannot score (said in the warning).
+    judgments : {"qrels", "prefs", "qrels_jg", "interactions"}
+        What it is computed from. ``qrels``: a run and relevance judgments, as
+        :func:`rankkit.evaluate` takes them. ``prefs``: preference judgments (trec_eval
+        ``-R prefs`` or ``-R qrels_prefs``; ``rk.evaluate(rk.read_prefs(path), run, [...])``).
+        ``qrels_jg``: judgment groups (trec_eval ``-R qrels_jg``; ``rk.read_prefs(path,
+        "qrels_jg")``). ``interactions``: a recommender's lists with the training
+        interactions (``rk.recommendations(run, train)``, then ``rk.<name>`` or
+        ``rk.beyond_accuracy``), never through ``rk.evaluate``. :func:`rk.evaluate
+        <rankkit.evaluate>` on relevance judgments, and ``evaluate_scores``, refuse all but
+        ``qrels`` with a message saying what to call (:func:`refuse_other_judgments`).
     """
 
     name: str
-    func: Callable[..., Any]
+    func: Callable[..., Any] | None
     parameters: tuple[Param, ...] = ()
     cutoff: bool = True
     aggregate: str = "mean"
@@ -181,6 +208,12 @@ class MetricInfo:
     total: Callable[..., Any] | None = None
     unscored: Callable[..., list] = no_relevant_document
     left_out: str = ""
+    judgments: str = "qrels"
+
+    def __post_init__(self) -> None:
+        check_option(self.judgments, JUDGMENTS, "judgments")
+        if (self.func is None) != (self.judgments == "interactions"):
+            raise ValueError(f"record {self.name}: func is None for the interactions measures, and only for them")
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -277,6 +310,17 @@ _ANY = {"any_library": True}
 _DCG = (P.GAIN, P.DISCOUNT, P.BASE)
 _COUNT = {"cutoff": False, "aggregate": "sum", "kind": "int"}
 _CWL = {"data_max_grade": True}
+_JG = {"judgments": "qrels_jg", "unscored": every_query_scored}
+_RECOMMENDER = {"judgments": "interactions", "unscored": every_query_scored}
+
+
+def _prefs(name: str, at: int, summary: str, *, count: bool = False) -> MetricInfo:
+    """A preference measure (trec_eval ``-R prefs``): its kernel in :mod:`rankkit.metrics.preferences`
+    is called as trec_eval names it, and takes no parameter."""
+    kind = _COUNT if count else {"cutoff": False}
+    return MetricInfo(name, getattr(preferences, name), trec=(plain(name, at=at, all_trec=False),),
+                      summary=summary, judgments="prefs", unscored=every_query_scored, **kind)
+
 
 _RECORDS = (
     MetricInfo("P", binary.precision, (P.REL, P.PRECISION_NORMALIZE), trec=(cutoffs("P", at=11),),
@@ -298,7 +342,7 @@ _RECORDS = (
                summary="average precision (trec_eval map, map_cut)", ir_measures=("AP", "MAP"), **_ANY),
     MetricInfo("GMAP", binary.average_precision, _REL, cutoff=False, aggregate="gmean", summary_only=True,
                trec=(plain("gm_map", at=6),), summary="AP per query; the geometric mean over queries"),
-    MetricInfo("YAAP", binary.yaap, _REL, cutoff=False, trec=(plain("yaap", at=36, all_trec=False),),
+    MetricInfo("YAAP", binary.yaap, _REL, cutoff=False, trec=(plain("yaap", at=53, all_trec=False),),
                summary="yet another AP: log((1 + S) / (1 + R - S)), S = R * AP (Robertson 2012)"),
     MetricInfo("RR", binary.reciprocal_rank, (P.REL, P.NO_RELEVANT_RANKED), trec=(plain("recip_rank", at=9),),
                summary="reciprocal rank of the first relevant document",
@@ -325,7 +369,7 @@ _RECORDS = (
                summary="inferred AP from a sampled pool (Yilmaz & Aslam 2006)", ir_measures=("infAP",)),
     MetricInfo("judged", binary.judged, (), summary="fraction of the top k that is judged", ir_measures=("Judged",),
                unscored=every_query_scored),
-    MetricInfo("unjudged", incomplete.unjudged, (), trec=(cutoffs("unj", "5,10,20", at=39),),
+    MetricInfo("unjudged", incomplete.unjudged, (), trec=(cutoffs("unj", "5,10,20", at=56),),
                summary="fraction of the top k ranks holding an unjudged document"),
     MetricInfo("runid", _run_name, cutoff=False, aggregate="first", kind="str", summary_only=True,
                trec=(plain("runid", at=0),), summary="the run's tag (its last line's)"),
@@ -376,10 +420,10 @@ _RECORDS = (
     # trec_eval 10's rbp: p = 0.9, each query's labels scaled by its largest judged label
     # (ignores -l); rbp_resid: 0 when nothing retrieved is unjudged
     MetricInfo("RBP", graded.rbp, (P.RBP_P, P.REL, P.RBP_MAX_GRADE),
-               trec=(pairs("rbp", rbp_pairs, at=37, p=0.9, max_grade="query"),),
+               trec=(pairs("rbp", rbp_pairs, at=54, p=0.9, max_grade="query"),),
                summary="rank-biased precision (Moffat & Zobel 2008)", ir_measures=("RBP",), **_ANY),
     MetricInfo("RBP_residual", graded.rbp_residual, (P.RBP_P, P.CONVENTION),
-               trec=(pairs("rbp_resid", rbp_pairs, at=38, p=0.9, convention="trec_eval"),),
+               trec=(pairs("rbp_resid", rbp_pairs, at=55, p=0.9, convention="trec_eval"),),
                summary="RBP residual: weight of unjudged ranks and the tail", unscored=every_query_scored),
     MetricInfo("ERR", graded.err, (P.ERR_P, P.ERR_MAX_GRADE, P.ERR_STOP), data_max_grade=True,
                summary="expected reciprocal rank (Chapelle et al. 2009)", ir_measures=("ERR",), **_ANY),
@@ -465,6 +509,57 @@ _RECORDS = (
     MetricInfo("MAE", unranked.mae, (), aggregate="rows",
                summary="mean absolute error of the scores against the labels (evaluate_scores only)",
                **_error(unranked.mae), **_SCORES),
+    # trec_eval's preference measures (-R prefs, -R qrels_prefs): rankkit.metrics.preferences, with
+    # "fulfilled" and "possible" preferences per judgment group (JG) as its docstring defines them
+    _prefs("prefs_num_prefs_poss", 36, "preferences possible: every preference of every JG", count=True),
+    _prefs("prefs_num_prefs_ful", 37, "preferences fulfilled: a ranked above b, or a retrieved and b not",
+           count=True),
+    _prefs("prefs_num_prefs_ful_ret", 38, "preferences fulfilled among retrieved documents", count=True),
+    _prefs("prefs_simp", 39, "preferences fulfilled over preferences possible, summed over the JGs"),
+    _prefs("prefs_pair", 40, "mean over the preferred pairs of the JGs' share agreeing with the ranking"),
+    _prefs("prefs_avgjg", 41, "fulfilled over possible, per JG, averaged over the JGs"),
+    _prefs("prefs_avgjg_Rnonrel", 42, "prefs_avgjg with each JG's non-relevant documents set to R, its relevant"),
+    _prefs("prefs_simp_ret", 43, "prefs_simp over pairs of retrieved documents"),
+    _prefs("prefs_pair_ret", 44, "prefs_pair over pairs of retrieved documents"),
+    _prefs("prefs_avgjg_ret", 45, "prefs_avgjg over pairs of retrieved documents"),
+    _prefs("prefs_avgjg_Rnonrel_ret", 46, "prefs_avgjg_Rnonrel on retrieved documents"),
+    _prefs("prefs_simp_imp", 47, "prefs_simp over pairs with at least one retrieved document"),
+    _prefs("prefs_pair_imp", 48, "prefs_pair over pairs with at least one retrieved document"),
+    _prefs("prefs_avgjg_imp", 49, "prefs_avgjg over pairs with at least one retrieved document"),
+    # judgment groups (-R qrels_jg): the kernel scores each group as a query, then the query's groups are averaged
+    MetricInfo("map_avgjg", binary.average_precision, cutoff=False, trec=(plain("map_avgjg", at=50, all_trec=False),),
+               summary="AP of each judgment group, averaged over the query's groups", **_JG),
+    MetricInfo("P_avgjg", binary.precision, trec=(cutoffs("P_avgjg", at=51, all_trec=False),),
+               summary="P@k of each judgment group, averaged over the query's groups", **_JG),
+    MetricInfo("Rprec_mult_avgjg", binary.r_precision, (P.MULTIPLE,), cutoff=False,
+               trec=(levels("Rprec_mult_avgjg", "multiple", "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0", at=52,
+                            all_trec=False),),
+               summary="precision at rank multiple * R of each judgment group, averaged over the query's groups",
+               **_JG),
+    # a recommender's lists beyond accuracy (rk.recommendations, then rk.<name> or rk.beyond_accuracy)
+    MetricInfo("catalog_coverage", None, (P.COVERAGE_OF,), aggregate="run", aliases=("coverage",),
+               summary="share of the items recommended to at least one user (RecBole's ItemCoverage)",
+               **_RECOMMENDER),
+    MetricInfo("exposure_entropy", None, (P.ENTROPY_BASE, P.PER_ITEM), aggregate="run", aliases=("entropy",),
+               summary="Shannon entropy of the items' share of all recommendations (distributional coverage)",
+               **_RECOMMENDER),
+    MetricInfo("gini_index", None, (), aggregate="run", aliases=("gini",),
+               summary="Gini index of the items' exposure: 0 even, near 1 when a few items take it all",
+               **_RECOMMENDER),
+    MetricInfo("average_popularity", None, (),
+               summary="training interactions of the items of a user's list, averaged (RecBole's "
+                       "AveragePopularity; beyond_accuracy's ARP)", **_RECOMMENDER),
+    MetricInfo("long_tail_share", None, (P.TAIL, P.TAIL_BY), aliases=("long_tail",),
+               summary="share of a user's list from the long tail (RecBole's TailPercentage)", **_RECOMMENDER),
+    MetricInfo("novelty", None, (P.UNSEEN,),
+               summary="mean self-information -log2 p(i) of the items of a user's list (Castells et al. 2011)",
+               **_RECOMMENDER),
+    MetricInfo("intra_list_diversity", None, (P.SIMILARITY,), aliases=("ILD",),
+               summary="1 - the mean similarity of the pairs of items of a user's list (Ziegler et al. 2005)",
+               **_RECOMMENDER),
+    MetricInfo("serendipity", None, (P.SIMILARITY,),
+               summary="relevant items unlike the user's training items, their share of the list "
+                       "(Zhang et al. 2012)", **_RECOMMENDER),
 )
 
 #: Every metric ``evaluate`` knows: canonical name -> its record.
@@ -493,11 +588,15 @@ def _trec_order() -> tuple[str, ...]:
 TREC_ORDER: tuple[str, ...] = _trec_order()
 
 #: trec_eval's nicknames for sets of measures (each measure with its default parameters):
-#: ``official`` and ``set`` as trec_eval lists them, ``all_trec`` from the records.
+#: ``official``, ``set``, ``all_prefs``, ``prefs`` and ``qrels_jg`` as trec_eval lists them,
+#: ``all_trec`` from the records.
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": OFFICIAL,
     "set": SET,
     "all_trec": tuple(name for name in TREC_ORDER if TREC_FAMILIES[name][1].all_trec),
+    "all_prefs": ALL_PREFS,
+    "prefs": PREFS,
+    "qrels_jg": QRELS_JG,
 }
 
 #: ir_measures' measure names (and its aliases) -> the registry row computing the same thing.
@@ -521,11 +620,61 @@ def lookup_name(name: str) -> str | None:
     return folded.get(name.lower())
 
 
+def other_judgments(column: str, metric: Any) -> str | None:
+    """None for a metric of relevance judgments; else the one-line refusal of ``metric``
+    (a :class:`~rankkit.names.Metric`, printed as ``column``) saying what to call instead.
+
+    Examples
+    --------
+    >>> from rankkit.names import parse_metric
+    >>> print(other_judgments("novelty@10", parse_metric("novelty(unseen='skip')@10")))
+    metric novelty@10 needs a recommender's lists and training interactions: use rk.novelty(rk.recommendations(run, \
+train), k=10, unseen='skip'), or rk.beyond_accuracy(recs) for every such measure
+    """
+    info = metric.info
+    if info.judgments == "qrels":
+        return None
+    if info.judgments == "interactions":
+        args = ([f"k={metric.k}"] if metric.k is not None else []) + [f"{p}={v!r}" for p, v in metric.params]
+        return (f"metric {column} needs a recommender's lists and training interactions: use "
+                f"rk.{info.name}(rk.recommendations(run, train){''.join(', ' + a for a in args)}), "
+                "or rk.beyond_accuracy(recs) for every such measure")
+    trec = info.trec[0]
+    value = metric.k if trec.kind == "cutoffs" else dict(metric.params).get(trec.param)
+    spec = trec.name + (f".{value:g}" if value is not None else "")
+    what, read = (("preference judgments", "rk.read_prefs(path)") if info.judgments == "prefs"
+                  else ("judgment groups", 'rk.read_prefs(path, "qrels_jg")'))
+    return (f'metric {column} needs {what}: use rk.evaluate({read}, run, ["{spec}"]) '
+            f"(command line: rankkit evaluate -R {info.judgments})")
+
+
+def refuse_other_judgments(columns: dict[str, Any]) -> dict[str, Any]:
+    """``columns`` (column -> :class:`~rankkit.names.Metric`), unless a metric is computed from
+    something other than relevance judgments (:attr:`MetricInfo.judgments`): a ValueError
+    then says what to call (:func:`other_judgments`).
+
+    Examples
+    --------
+    >>> from rankkit.names import expand_metrics
+    >>> refuse_other_judgments(expand_metrics(["prefs_simp"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: metric prefs_simp needs preference judgments: use rk.evaluate(rk.read_prefs(path), run, \
+["prefs_simp"]) (command line: rankkit evaluate -R prefs)
+    """
+    for column, metric in columns.items():
+        message = other_judgments(column, metric)
+        if message:
+            raise ValueError(message)
+    return columns
+
+
 def refuse_score_metrics(columns: dict[str, Any]) -> dict[str, Any]:
     """``columns`` (column -> :class:`~rankkit.names.Metric`), unless a metric takes the
     model's scores (AUC, GAUC, PNR, MSE, MAE: :attr:`MetricInfo.scores`): a run gives ranked
     documents, and those metrics need each document's label and score
-    (:func:`rankkit.evaluation.evaluate_scores`).
+    (:func:`rankkit.evaluation.evaluate_scores`); or unless it is computed from other
+    judgments (:func:`refuse_other_judgments`).
 
     Examples
     --------
@@ -535,6 +684,7 @@ def refuse_score_metrics(columns: dict[str, Any]) -> dict[str, Any]:
     ...
     ValueError: metric AUC needs the model's scores: use rk.evaluate_scores(labels, scores, query, ["AUC"])
     """
+    refuse_other_judgments(columns)
     for column, metric in columns.items():
         if metric.info.scores:
             raise ValueError(f"metric {column} needs the model's scores: use "

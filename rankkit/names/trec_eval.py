@@ -2,8 +2,9 @@
 
 A metric record (:mod:`rankkit.names.records`) lists its trec_eval names, each with its
 place in trec_eval 10's measure table (``measures.c``: the order it prints in) and how its
-``-m`` parameter list becomes rankkit's parameters. trec_eval's nicknames ``official`` and
-``set`` are trec_eval's own fixed lists, declared here as trec_eval declares them.
+``-m`` parameter list becomes rankkit's parameters. trec_eval's nicknames ``official``,
+``set``, ``all_prefs``, ``prefs`` and ``qrels_jg`` are trec_eval's own fixed lists, declared
+here as trec_eval declares them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 from .parameters import _FrozenDict
 
-__all__ = ["TrecName", "plain", "cutoffs", "levels", "raw", "pairs", "OFFICIAL", "SET"]
+__all__ = ["TrecName", "plain", "cutoffs", "levels", "raw", "pairs", "OFFICIAL", "SET", "ALL_PREFS", "PREFS",
+           "QRELS_JG"]
 
 
 _NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
@@ -147,14 +149,14 @@ def plain(name: str, *, at: int, all_trec: bool = True, **fixed) -> TrecName:
     return TrecName(name, "plain", fixed=tuple(fixed.items()), at=at, all_trec=all_trec)
 
 
-def cutoffs(name: str, defaults: str = _CUTOFFS, *, at: int, **fixed) -> TrecName:
+def cutoffs(name: str, defaults: str = _CUTOFFS, *, at: int, all_trec: bool = True, **fixed) -> TrecName:
     """A measure at integer cutoffs (``P_10``)."""
-    return TrecName(name, "cutoffs", defaults, fixed=tuple(fixed.items()), at=at)
+    return TrecName(name, "cutoffs", defaults, fixed=tuple(fixed.items()), at=at, all_trec=all_trec)
 
 
-def levels(name: str, param: str, defaults: str = _LEVELS, *, at: int, **fixed) -> TrecName:
+def levels(name: str, param: str, defaults: str = _LEVELS, *, at: int, all_trec: bool = True, **fixed) -> TrecName:
     """A measure at levels of rankkit parameter ``param`` (``iprec_at_recall_0.10``)."""
-    return TrecName(name, "levels", defaults, param, fixed=tuple(fixed.items()), at=at)
+    return TrecName(name, "levels", defaults, param, fixed=tuple(fixed.items()), at=at, all_trec=all_trec)
 
 
 def raw(name: str, defaults: str, convert: Callable[[str], dict[str, Any]], *, at: int, **fixed) -> TrecName:
@@ -175,3 +177,15 @@ OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_ma
 #: trec_eval's nickname ``set`` (measures of the retrieved set), as trec_eval lists them.
 SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
        "set_relative_P", "set_map", "set_F")
+
+#: trec_eval's nickname ``all_prefs`` (every preference measure, ``-R prefs``), as trec_eval lists them.
+ALL_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+             "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+             "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
+
+#: trec_eval's nickname ``prefs`` (its default measures under ``-R prefs``), as trec_eval lists them.
+PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+         "prefs_simp", "prefs_pair", "prefs_avgjg")
+
+#: trec_eval's nickname ``qrels_jg`` (its default measures under ``-R qrels_jg``), as trec_eval lists them.
+QRELS_JG = ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
