@@ -56,12 +56,15 @@ def _spec(spec: str, alpha: float, beta: float) -> str:
 
 
 def _topics(qrels: pd.DataFrame) -> pd.DataFrame:
-    """The judgments with ndeval's topic numbers as ids ("012" is topic 12)."""
-    text = qrels.query_id.astype(str)
+    """The judgments with ndeval's topic numbers as ids ("012" is topic 12), checked and
+    converted once per distinct topic id."""
+    codes, uniques = pd.factorize(qrels.query_id)
+    text = pd.Series(uniques.astype(str))
     bad = ~text.str.fullmatch(r"\d{1,6}")
     if bad.any():
         raise ValueError(f"ndeval's table needs topic numbers; the judgments hold topic {text[bad].iloc[0]!r}")
-    return qrels.assign(query_id=text.astype(np.int64).astype(str))
+    numbers = pd.Series(text.astype(np.int64).astype(str), dtype=qrels.query_id.dtype)
+    return qrels.assign(query_id=numbers.array.take(codes))
 
 
 def _topic_values(packed: pd.DataFrame, run: str | os.PathLike, specs: dict[str, str], traditional: bool,

@@ -163,6 +163,8 @@ def test_subtopic_judgments_from_every_shape_are_the_same(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("1 1 d1 1\n1 1 d2\n", r"bad line 2: expected 4 columns 'topic subtopic docno judgment', got 3"),
+    ("1 1 d1 1\n1  d2 1\n", r"bad line 2: expected 4 columns 'topic subtopic docno judgment', got 3"),
+    ("1 1 d1 1\n\n1 1 d2 1\n", r"bad line 2: expected 4 columns 'topic subtopic docno judgment', got 0"),
     ("1 Q0 d1 1 2.5 run\n", r"bad line 1: expected 4 columns .*got 6 \(a run line\?\)"),
     ("1 1 d1 1\n1 1 d2 x\n", r"bad line 2: judgment must be an integer, got 'x'"),
     ("1 1 d1 1\n1 2 d1 0\n1 1 d1 0\n", r"bad: document 'd1' judged twice for query '1', subtopic '1' \(lines 1, 3\)"),
@@ -191,6 +193,8 @@ def test_bad_subtopic_frames_and_dicts():
 
 @pytest.mark.parametrize("text, message", [
     ("1 Q0 d1 1 2.5\n", r"run line 1: expected 6 columns 'topic Q0 docno rank score tag', got 5"),
+    ("1 Q0 d1 1 2 r\n1  d2 2 1 r\n", r"run line 2: expected 6 columns 'topic Q0 docno rank score tag', got 5"),
+    ("1 Q0 d1 1 2 r\n1 Q0 d2 2 1 \n", r"run line 2: expected 6 columns 'topic Q0 docno rank score tag', got 5"),
     ("q1 Q0 d1 1 2.5 r\n", r"run line 1: topic must be a number \(or prefix-number, as wt09-1\), got 'q1'"),
     ("1 Q0 d1 1 2.5 r\n1 Q0 d2 two 2 r\n", r"run line 2: rank must be a natural number, got 'two'"),
     ("1 Q0 d1 1 x r\n", r"run line 1: score must be a finite number, got 'x'"),
@@ -220,3 +224,31 @@ def test_command_line_errors(tmp_path, capsys):
     run.write_text("7 Q0 d1 1 1.0 r\n")
     assert _cli(str(DATA / "example.qrels"), str(run))[0] == 2  # ndeval prints zeros and a -nan mean
     assert "no query in common between the judgments (1, 2, 3) and the run (7)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stem", ["example", "random3", "random11", "ties", "latin1"])
+def test_every_spacing_reads_the_same(stem, tmp_path):
+    """pyarrow's parse of single-spaced lines and the NumPy split of any other whitespace
+    (tabs, runs of blanks, CRLF, extra run columns) give the same frames."""
+    qrels, run = (DATA / f"{stem}.qrels").read_bytes(), (DATA / f"{stem}.run").read_bytes()
+
+    def spaced(data: bytes, extra: bytes = b"") -> bytes:
+        lines = [b"\t ".join(line.split()) + extra for line in data.splitlines()]
+        return b"  " + b"\r\n  ".join(lines) + b"\r\n"
+
+    (tmp_path / "q").write_bytes(spaced(qrels))
+    (tmp_path / "r").write_bytes(spaced(run, b" extra"))
+    pd.testing.assert_frame_equal(read_subtopic_qrels(tmp_path / "q"), read_subtopic_qrels(DATA / f"{stem}.qrels"),
+                                  check_like=False)
+    for traditional in (False, True):
+        (tag, ours), (tag2, theirs) = (read_ndeval_run(p, traditional=traditional)
+                                       for p in (tmp_path / "r", DATA / f"{stem}.run"))
+        assert tag == tag2
+        pd.testing.assert_frame_equal(ours, theirs)
+
+
+def test_a_signed_judgment_and_rank(tmp_path):
+    (tmp_path / "q").write_text("1 1 a +1\n1 2 a -1\n")
+    (tmp_path / "r").write_text("1 Q0 a +3 1 r\n")
+    assert read_subtopic_qrels(tmp_path / "q").relevance.tolist() == [1, -1]
+    assert read_ndeval_run(tmp_path / "r")[1].score.tolist() == [-3.0]

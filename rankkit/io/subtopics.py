@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 __all__ = ["SUBTOPIC_COLUMNS", "read_subtopic_qrels", "intent_labels", "is_subtopic_frame", "read_ndeval_run"]
 
@@ -101,52 +103,132 @@ def _bytes(path: str | os.PathLike) -> bytes:
         raise FileNotFoundError(2, "no such file", name) from None
 
 
-#: bytes.split()'s whitespace: tab, newline, vertical tab, form feed, carriage return, space.
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[[9, 10, 11, 12, 13, 32]] = True
+def _fields(path: str | os.PathLike, width: int, exact: bool, what: str) -> _Columns | _Tokens:
+    """The first ``width`` whitespace-separated fields of every line of a file (a line with
+    another number of fields, fewer or, when ``exact``, more, is an error naming it)."""
+    name, data = os.fsdecode(path), _bytes(path)
+    if not data.strip():
+        raise ValueError(f"{name}: empty file, expected lines '{what}'")
+    columns = _Columns.parsed(data, name, width)
+    return columns if columns is not None else _Tokens(data, name, width, exact, what)
 
 
-def _fields_per_line(data: bytes) -> np.ndarray:
-    """How many whitespace-separated fields each line of ``data`` holds (lines end at \\n)."""
-    buf = np.frombuffer(data, dtype=np.uint8)
-    space = _SPACE[buf]
-    starts = np.flatnonzero(~space & np.concatenate([[True], space[:-1]]))
-    ends = np.flatnonzero(buf == 10)
-    n_lines = len(ends) + (0 if data.endswith(b"\n") else 1)
-    return np.bincount(np.searchsorted(ends, starts), minlength=n_lines)
+class _Columns:
+    """A file's columns as pyarrow.csv parses them (its threads, no Python loop per line),
+    when its cut at each space is provably ``bytes.split()``'s: no whitespace but spaces and
+    newlines (a memchr each), no empty field (two spaces in a row, a space at either end of
+    a line: checked on the parsed lengths), no blank line (one row per line) and ``width``
+    fields on every line (else pyarrow stops). Any other file goes to :class:`_Tokens`, which
+    also names the line at fault."""
+
+    def __init__(self, name: str, columns: list[pa.Array]):
+        self.name, self._columns = name, columns
+
+    @classmethod
+    def parsed(cls, data: bytes, name: str, width: int) -> _Columns | None:
+        if data.startswith(b"\xef\xbb\xbf") or any(space in data for space in (b"\t", b"\r", b"\v", b"\f")):
+            return None
+        names = [f"field{j}" for j in range(width)]
+        try:  # as UTF-8 text: parsed faster than bytes; a file that is not goes to _Tokens
+            table = pacsv.read_csv(
+                pa.BufferReader(data), read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
+                convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()),
+                                                     strings_can_be_null=False, null_values=[]),
+                parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False))
+        except pa.ArrowInvalid:
+            return None
+        columns = [table.column(j).combine_chunks() for j in range(width)]  # UTF-8 text
+        if table.num_rows != data.count(b"\n") + (not data.endswith(b"\n")) or \
+                any(pc.min(pc.binary_length(c)).as_py() == 0 for c in columns):
+            return None
+        return cls(name, columns)
+
+    def column(self, column: int) -> pa.Array:
+        return self._columns[column]
+
+    def raw(self, column: int, row: int) -> bytes:
+        return self._columns[column][row].as_py().encode("utf-8")
+
+
+class _Tokens:
+    """Where the whitespace-separated fields of a file's bytes are, found with array
+    operations (no Python loop per line): ``starts`` and ``ends`` (exclusive) of every field,
+    ``table`` the field numbers of the first ``width`` fields of each line, and every field's
+    bytes as one Arrow array, from which :meth:`column` takes a column.
+
+    Whitespace is what ``bytes.split()`` splits at (tab, newline, vertical tab, form feed,
+    carriage return, space); lines end at newlines."""
+
+    def __init__(self, data: bytes, name: str, width: int, exact: bool, what: str):
+        self.name = name
+        self.buf = np.frombuffer(data, dtype=np.uint8)
+        field = np.zeros(len(self.buf) + 2, dtype=bool)  # field[i + 1]: byte i is in a field
+        np.greater(np.subtract(self.buf, 9, dtype=np.uint8), 4, out=field[1:-1])  # not \t \n \v \f \r
+        field[1:-1] &= self.buf != 0x20
+        edges = np.flatnonzero(field[1:] != field[:-1])
+        self.starts, self.ends = edges[0::2], edges[1::2]
+        counts = self._fields_per_line(data.endswith(b"\n"))
+        bad = counts != width if exact else counts < width
+        if bad.any():
+            at = int(np.flatnonzero(bad)[0])
+            hint = " (a run line?)" if width == 4 and counts[at] == 6 else ""
+            raise ValueError(f"{self.name} line {at + 1}: expected {width} columns '{what}', got {counts[at]}{hint}")
+        if (counts == width).all():
+            self.table = np.arange(len(self.starts)).reshape(len(counts), width)
+        else:  # fields after the width-th left out, as ndeval does
+            self.table = (np.cumsum(counts) - counts)[:, None] + np.arange(width)
+        offsets = np.zeros(len(self.starts) + 1, dtype=np.int64)
+        np.cumsum(self.ends - self.starts, out=offsets[1:])
+        self._fields = pa.LargeBinaryArray.from_buffers(
+            pa.large_binary(), len(self.starts), [None, pa.py_buffer(offsets), pa.py_buffer(self.buf[field[1:-1]])])
+
+    def _fields_per_line(self, ends_with_newline: bool) -> np.ndarray:
+        """How many fields each line holds: the fields before each newline, counted by where
+        the newlines fall between fields (one search per line, none per field)."""
+        newlines = np.flatnonzero(self.buf == 0x0A)
+        n_lines = len(newlines) + (0 if ends_with_newline else 1)
+        after = np.bincount(np.searchsorted(self.starts, newlines), minlength=len(self.starts) + 1)
+        line = np.cumsum(after[:-1])  # each field's line: the newlines before it
+        return np.bincount(line, minlength=n_lines)
+
+    def raw(self, column: int, row: int) -> bytes:
+        """The bytes of one field."""
+        at = self.table[row, column]
+        return self.buf[self.starts[at]: self.ends[at]].tobytes()
+
+    def column(self, column: int) -> pa.LargeBinaryArray:
+        """One column's fields as Arrow bytes."""
+        return self._fields.take(pa.array(self.table[:, column]))
 
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def _fields(path: str | os.PathLike, width: int, exact: bool, what: str) -> list[np.ndarray]:
-    """The first ``width`` whitespace-separated fields of every line, one array of bytes per
-    column; a line with another number of fields (fewer, or more when ``exact``) is named."""
-    name, data = os.fsdecode(path), _bytes(path)
-    if not data.strip():
-        raise ValueError(f"{name}: empty file, expected lines '{what}'")
-    counts = _fields_per_line(data)
-    bad = counts != width if exact else counts < width
-    if bad.any():
-        at = int(np.flatnonzero(bad)[0])
-        hint = " (a run line?)" if width == 4 and counts[at] == 6 else ""
-        raise ValueError(f"{name} line {at + 1}: expected {width} columns '{what}', got {counts[at]}{hint}")
-    tokens = np.array(data.split(), dtype=object)
-    if (counts == width).all():
-        table = tokens.reshape(len(counts), width)
-    else:  # fields after the width-th left out, as ndeval does
-        table = tokens[(np.cumsum(counts) - counts)[:, None] + np.arange(width)]
-    return [table[:, j] for j in range(width)]
-
-
-def _strings(column: np.ndarray) -> pd.Series:
-    """Bytes as str: UTF-8 as pandas' strings; a column with other bytes as Python str of
-    dtype object, those bytes kept with ``surrogateescape`` (as :mod:`rankkit.io.readers` does)."""
-    try:
-        return pd.Series(pa.array(column, type=pa.binary()).cast(pa.string()).to_numpy(zero_copy_only=False))
+def _strings(column: pa.Array) -> pd.Series:
+    """Bytes as str: UTF-8 as pandas' (Arrow) strings, without a Python object per value; a
+    column with other bytes as Python str of dtype object, those bytes kept with
+    ``surrogateescape`` (as :mod:`rankkit.io.readers` does)."""
+    try:  # (text from pyarrow.csv is UTF-8 already; bytes are checked here)
+        return column.cast(pa.large_string()).to_pandas()
     except pa.ArrowInvalid:
-        return pd.Series([_text(raw) for raw in column], dtype=object)
+        return pd.Series([_text(raw) for raw in column.to_pylist()], dtype=object)
+
+
+def _uniques(column: pa.Array) -> tuple[np.ndarray, list[bytes]]:
+    """(the code of each value, the distinct values as bytes): what is parsed per value
+    below is parsed once per distinct value."""
+    encoded = column.dictionary_encode()
+    return _codes(encoded), encoded.dictionary.cast(pa.large_binary()).to_pylist()
+
+
+def _codes(encoded: pa.DictionaryArray) -> np.ndarray:
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _first_bad(codes: np.ndarray, bad: list[int]) -> int:
+    """The first row whose value is one of the distinct values ``bad``."""
+    return int(np.flatnonzero(np.isin(codes, bad))[0])
 
 
 def _text_series(column: pd.Series) -> pd.Series:
@@ -157,28 +239,42 @@ def _text_series(column: pd.Series) -> pd.Series:
         return pd.Series([str(value) for value in column], dtype=object)
 
 
-def _numbers(column: np.ndarray, dtype: type, name: str, what: str, pattern: bytes) -> np.ndarray:
-    """``column`` parsed as ``dtype``; the first line whose field does not match ``pattern`` is named."""
+def _integers(tokens: _Columns | _Tokens, column: int, what: str, pattern: bytes) -> np.ndarray:
+    """A column of integers; the first line whose field does not match ``pattern`` is named."""
+    values = tokens.column(column)
     try:
-        values = column.astype(np.bytes_).astype(dtype)
-        if dtype is np.float64 and np.isfinite(values).all():
-            return values
-    except ValueError:
-        values = None
-    if dtype is np.int64 and values is not None:
-        return values
-    for at, raw in enumerate(column):
-        if not re.fullmatch(pattern, raw) or (dtype is np.float64 and not np.isfinite(float(raw))):
-            raise ValueError(f"{name} line {at + 1}: {what}, got {_text(raw)!r}")
-    raise ValueError(f"{name}: {what}")  # not reached: some field failed to parse
+        return pc.cast(values, pa.int64()).to_numpy()
+    except pa.ArrowInvalid:  # a bad field, or a sign Arrow does not take ("+1"): value by value
+        codes, uniques = _uniques(values)
+    bad = [i for i, raw in enumerate(uniques) if not re.fullmatch(pattern, raw)]
+    if bad:
+        at = _first_bad(codes, bad)
+        raise ValueError(f"{tokens.name} line {at + 1}: {what}, got {_text(uniques[codes[at]])!r}")
+    return np.array([int(raw) for raw in uniques], dtype=np.int64)[codes]
+
+
+def _floats(tokens: _Columns | _Tokens, column: int, what: str, pattern: bytes) -> np.ndarray:
+    """A column of finite numbers; the first line whose field does not match ``pattern`` is named."""
+    values = tokens.column(column)
+    try:
+        numbers = pc.cast(values, pa.float64()).to_numpy()
+        if np.isfinite(numbers).all():
+            return numbers
+    except pa.ArrowInvalid:
+        pass
+    codes, uniques = _uniques(values)
+    bad = [i for i, raw in enumerate(uniques) if not re.fullmatch(pattern, raw) or not np.isfinite(float(raw))]
+    if bad:
+        at = _first_bad(codes, bad)
+        raise ValueError(f"{tokens.name} line {at + 1}: {what}, got {_text(uniques[codes[at]])!r}")
+    return np.array([float(raw) for raw in uniques], dtype=np.float64)[codes]
 
 
 def _of_file(path: str | os.PathLike) -> pd.DataFrame:
-    name = os.fsdecode(path)
-    topic, subtopic, doc, judgment = _fields(path, 4, True, "topic subtopic docno judgment")
-    frame = pd.DataFrame({"query_id": _strings(topic), "subtopic_id": _strings(subtopic), "doc_id": _strings(doc),
-                          "relevance": _numbers(judgment, np.int64, name, "judgment must be an integer",
-                                                rb"[+-]?\d+")})
+    tokens = _fields(path, 4, True, "topic subtopic docno judgment")
+    frame = pd.DataFrame({"query_id": _strings(tokens.column(0)), "subtopic_id": _strings(tokens.column(1)),
+                          "doc_id": _strings(tokens.column(2)),
+                          "relevance": _integers(tokens, 3, "judgment must be an integer", rb"[+-]?\d{1,18}")})
     frame.attrs["lines"] = True
     return frame
 
@@ -214,27 +310,56 @@ def _of_dict(source: Mapping) -> pd.DataFrame:
     return _of_frame(pd.DataFrame(rows, columns=list(SUBTOPIC_COLUMNS)))
 
 
-def _check_duplicates(frame: pd.DataFrame, where: str) -> None:
+def _row_codes(columns: list[Any]) -> np.ndarray:
+    """One int64 per row, the same for rows equal in every column (Series or integer arrays),
+    below 2**62."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        values = column if isinstance(column, np.ndarray) and column.dtype.kind in "iu" else None
+        if values is None or values.min(initial=0) < 0:
+            values = pd.factorize(column)[0]
+        width = int(values.max(initial=0)) + 1
+        if (int(key.max(initial=0)) + 1) * width >= 2 ** 62:
+            key = pd.factorize(key)[0]
+        key = key * width + values
+    return key
+
+
+def _has_twins(key: np.ndarray) -> bool:
+    """Whether two of the (non-negative) keys are equal: counted when they are few, else sorted."""
+    if len(key) and key.max() < 4 * len(key) + 1024:
+        return bool(np.bincount(key).max() > 1)
+    ordered = np.sort(key)
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
+def _check_duplicates(frame: pd.DataFrame, where: str, key: np.ndarray | None = None) -> None:
+    """A (query, subtopic, document) judged twice is an error naming them (and the lines);
+    ``key``: the rows' :func:`_row_codes`, if known."""
+    if not _has_twins(_row_codes([frame[c] for c in SUBTOPIC_COLUMNS[:3]]) if key is None else key):
+        return
     twice = frame.duplicated(list(SUBTOPIC_COLUMNS[:3]), keep=False).to_numpy()
-    if twice.any():
-        first = np.flatnonzero(twice)
-        row = frame.iloc[first[0]]
-        same = first[(frame.iloc[first][list(SUBTOPIC_COLUMNS[:3])] == row[list(SUBTOPIC_COLUMNS[:3])]).all(axis=1)]
-        lines = f" (lines {', '.join(str(i + 1) for i in same)})" if frame.attrs.get("lines") else ""
-        raise ValueError(f"{where}: document {row.doc_id!r} judged twice for query {row.query_id!r}, "
-                         f"subtopic {row.subtopic_id!r}{lines}")
+    first = np.flatnonzero(twice)
+    row = frame.iloc[first[0]]
+    same = first[(frame.iloc[first][list(SUBTOPIC_COLUMNS[:3])] == row[list(SUBTOPIC_COLUMNS[:3])]).all(axis=1)]
+    lines = f" (lines {', '.join(str(i + 1) for i in same)})" if frame.attrs.get("lines") else ""
+    raise ValueError(f"{where}: document {row.doc_id!r} judged twice for query {row.query_id!r}, "
+                     f"subtopic {row.subtopic_id!r}{lines}")
 
 
-def _subtopic_order(subtopics: np.ndarray) -> np.ndarray:
+def _subtopic_order(subtopics: pd.Series) -> np.ndarray:
     """Each subtopic's rank in subtopic order: by number when all ids are integers (ndeval's),
-    else by text."""
-    digits = all(isinstance(s, str) and s.isascii() and s.isdigit() for s in subtopics)
-    keys = subtopics.astype(np.int64) if digits else subtopics
-    return np.unique(keys, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    else by text. Decided and sorted on the distinct ids only."""
+    codes, uniques = pd.factorize(subtopics)
+    values = np.asarray(uniques, dtype=object)
+    digits = all(isinstance(s, str) and s.isascii() and s.isdigit() for s in values)
+    keys = values.astype(np.int64) if digits else values
+    return np.unique(keys, return_inverse=True)[1].reshape(-1).astype(np.int64)[codes]
 
 
-def _id_column(values: np.ndarray, like: pd.Series) -> pd.Series:
-    return pd.Series(values, dtype=like.dtype)
+def _id_column(uniques: pd.Index, codes: np.ndarray, like: pd.Series) -> pd.Series:
+    """The ids of ``codes`` (Arrow strings stay Arrow strings: no Python object per row)."""
+    return pd.Series(uniques.array.take(codes), dtype=like.dtype)
 
 
 def intent_labels(frame: pd.DataFrame) -> pd.DataFrame:
@@ -273,46 +398,70 @@ def intent_labels(frame: pd.DataFrame) -> pd.DataFrame:
     2        1      c           0
     """
     name = frame.attrs.get("name")
-    frame = read_subtopic_qrels(frame)  # checked again: a frame may have been edited since it was read
-    query, queries = pd.factorize(frame.query_id.to_numpy(dtype=object))
-    doc, docs = pd.factorize(frame.doc_id.to_numpy(dtype=object))
+    # checked again: a frame may have been edited since it was read
+    frame = _of_frame(frame) if isinstance(frame, pd.DataFrame) else read_subtopic_qrels(frame)
+    query, queries = pd.factorize(frame.query_id)
+    doc, docs = pd.factorize(frame.doc_id)
+    subtopic = _subtopic_order(frame.subtopic_id)
+    first, inverse = _groups(query * np.int64(max(len(docs), 1)) + doc)
+    _check_duplicates(frame, "subtopic qrels DataFrame", inverse * (subtopic.max(initial=0) + 1) + subtopic)
     relevance = frame.relevance.to_numpy(np.int64)
     relevant = relevance >= 1
-    bits = _intent_bits(query[relevant], _subtopic_order(frame.subtopic_id.to_numpy(dtype=object))[relevant],
-                        queries)
-    keys, first, inverse = np.unique(query * np.int64(max(len(docs), 1)) + doc, return_index=True,
-                                     return_inverse=True)
-    inverse = inverse.reshape(-1)
-    mask = np.zeros(len(keys), dtype=np.int64)
-    np.add.at(mask, inverse[relevant], np.int64(1) << bits)  # distinct bits: the sum is the union
-    largest = np.full(len(keys), np.iinfo(np.int64).min)
+    bits = _intent_bits(query[relevant], subtopic[relevant], queries)
+    # distinct bits below 2**32: their float sum is exact, and is their union
+    mask = np.bincount(inverse[relevant], weights=np.left_shift(1, bits).astype(np.float64),
+                       minlength=len(first)).astype(np.int64)
+    largest = np.full(len(first), np.iinfo(np.int64).min)
     np.maximum.at(largest, inverse, relevance)
     place = _places(query[first], doc[first], mask > 0, docs)
     label = np.where(mask > 0, place * _INTENT_SHIFT + mask, np.minimum(largest, 0))
-    out = pd.DataFrame({"query_id": _id_column(queries[query[first]], frame.query_id),
-                        "doc_id": _id_column(docs[doc[first]], frame.doc_id), "relevance": label})
+    out = pd.DataFrame({"query_id": _id_column(queries, query[first], frame.query_id),
+                        "doc_id": _id_column(docs, doc[first], frame.doc_id), "relevance": label})
     out.attrs["name"] = name
     return out
+
+
+def _groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_index=True, return_inverse=True)[1:]``: the first row of each
+    distinct key in key order, and each row's group; hashed, so only the distinct keys are
+    sorted."""
+    codes, uniques = pd.factorize(key)
+    order = np.argsort(uniques, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    seen = np.maximum.accumulate(codes)  # codes number the keys in order of first appearance
+    new = np.ones(len(codes), dtype=bool)
+    new[1:] = seen[1:] > seen[:-1]
+    return np.flatnonzero(new)[order], rank[codes]
+
+
+def _byte_order(ids: pd.Index) -> np.ndarray:
+    """The order of ``ids`` by their bytes (UTF-8, ``surrogateescape``): Arrow's sort of
+    Arrow strings (which compares bytes), else Python's of each id's bytes."""
+    if isinstance(ids.dtype, pd.StringDtype) and ids.dtype.storage == "pyarrow":
+        return pc.sort_indices(pa.array(ids.array)).to_numpy()
+    return np.argsort(np.array([d.encode("utf-8", "surrogateescape") for d in ids], dtype=object), kind="stable")
 
 
 def _intent_bits(query: np.ndarray, subtopic: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """The bit of each relevant judgment's intent: its subtopic's rank among the query's
     subtopics with a relevant judgment."""
-    pairs = np.unique(np.stack([query, subtopic], axis=1), axis=0).reshape(-1, 2)  # by query, then subtopic
-    bit = np.arange(len(pairs)) - np.searchsorted(pairs[:, 0], pairs[:, 0])
-    if len(bit) and bit.max() >= _MAX_INTENTS:
-        raise ValueError(f"query {queries[pairs[np.argmax(bit), 0]]!r} has more than {_MAX_INTENTS} intents "
-                         "(subtopics with a relevant document); rankkit's diversity measures take up to 32")
     width = np.int64(subtopic.max(initial=0) + 1)
-    return bit[np.searchsorted(pairs[:, 0] * width + pairs[:, 1], query * width + subtopic)]
+    key = query * width + subtopic
+    pairs = np.unique(key)  # by query, then subtopic
+    first = pairs // width
+    bit = np.arange(len(pairs)) - np.searchsorted(first, first)
+    if len(bit) and bit.max() >= _MAX_INTENTS:
+        raise ValueError(f"query {queries[first[np.argmax(bit)]]!r} has more than {_MAX_INTENTS} intents "
+                         "(subtopics with a relevant document); rankkit's diversity measures take up to 32")
+    return bit[np.searchsorted(pairs, key)]
 
 
 def _places(query: np.ndarray, doc: np.ndarray, relevant: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """Each relevant document's place (1, 2, ...) among its query's relevant documents by id
     bytes, ascending; 0 for the others."""
     by_bytes = np.empty(len(docs), dtype=np.int64)
-    by_bytes[np.argsort(np.array([d.encode("utf-8", "surrogateescape") for d in docs], dtype=object),
-                        kind="stable")] = np.arange(len(docs))
+    by_bytes[_byte_order(docs)] = np.arange(len(docs))
     rows = np.flatnonzero(relevant)
     order = rows[np.lexsort((by_bytes[doc[rows]], query[rows]))]
     start = np.searchsorted(query[order], query[order])
@@ -327,18 +476,26 @@ def _places(query: np.ndarray, doc: np.ndarray, relevant: np.ndarray, docs: np.n
 # --------------------------------------------------------------------------- ndeval's runs
 
 
-def _topic_numbers(topics: np.ndarray, name: str) -> np.ndarray:
-    """ndeval's topic numbers: digits, or digits after a prefix ending in '-' (``wt09-12``)."""
-    raw = topics.astype(np.bytes_)
-    if raw.dtype.itemsize <= 6 and np.char.isdigit(raw).all():  # the common case, without a pattern per line
-        return raw.astype(np.int64)
-    text = _strings(topics).astype(object)
-    digits = text.str.extract(r"^(?:[^0-9][^-]*-)?(\d{1,6})$", expand=False)
-    if digits.isna().any():
-        at = int(np.flatnonzero(digits.isna().to_numpy())[0])
-        raise ValueError(f"{name} line {at + 1}: topic must be a number (or prefix-number, as wt09-1), "
-                         f"got {text.iloc[at]!r}")
-    return digits.astype(np.int64).to_numpy()
+#: ndeval's topic numbers: digits, or digits after a prefix ending in '-' (``wt09-12``).
+_TOPIC = re.compile(r"(?:[^0-9][^-]*-)?(\d{1,6})")
+
+
+def _topic_numbers(tokens: _Columns | _Tokens) -> tuple[np.ndarray, pa.Array]:
+    """Each line's topic number, and its text, parsed once per distinct topic field."""
+    codes, uniques = _uniques(tokens.column(0))
+    numbers, bad = np.zeros(len(uniques), dtype=np.int64), []
+    for i, raw in enumerate(uniques):
+        found = _TOPIC.fullmatch(_text(raw))
+        if found is None:
+            bad.append(i)
+        else:
+            numbers[i] = int(found.group(1))
+    if bad:
+        at = _first_bad(codes, bad)
+        raise ValueError(f"{tokens.name} line {at + 1}: topic must be a number (or prefix-number, as wt09-1), "
+                         f"got {_text(uniques[codes[at]])!r}")
+    text = pa.array([str(n) for n in numbers.tolist()], type=pa.large_string()).take(pa.array(codes))
+    return numbers[codes], text
 
 
 def read_ndeval_run(path: str | os.PathLike, *, traditional: bool = False) -> tuple[str, pd.DataFrame]:
@@ -357,27 +514,27 @@ def read_ndeval_run(path: str | os.PathLike, *, traditional: bool = False) -> tu
         A line with fewer than six fields, a topic, rank or score that is not a number (file
         and line named), a rank or document given twice for a topic, an empty file.
     """
-    name = os.fsdecode(path)
-    topic, _, doc, rank, score, tag = _fields(path, 6, False, "topic Q0 docno rank score tag")
-    frame = pd.DataFrame({"query_id": _topic_numbers(topic, name).astype(str), "doc_id": _strings(doc),
-                          "rank": _numbers(rank, np.int64, name, "rank must be a natural number", rb"\d{1,9}"),
-                          "score": _numbers(score, np.float64, name, "score must be a finite number",
-                                            rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")})
-    if (frame["rank"] < 0).any():
-        at = int(np.flatnonzero(frame["rank"].to_numpy() < 0)[0])
-        raise ValueError(f"{name} line {at + 1}: rank must be a natural number, got {_text(rank[at])!r}")
-    _check_run(frame, name, traditional)
-    out = frame[["query_id", "doc_id"]].assign(score=frame.score if traditional else -frame["rank"].astype(float))
-    return _text(tag[0]), out
+    tokens = _fields(path, 6, False, "topic Q0 docno rank score tag")
+    topic, topic_text = _topic_numbers(tokens)
+    doc = tokens.column(2)
+    rank = _integers(tokens, 3, "rank must be a natural number", rb"[+-]?\d{1,18}")
+    score = _floats(tokens, 4, "score must be a finite number", rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+    if (rank < 0).any():
+        at = int(np.flatnonzero(rank < 0)[0])
+        raise ValueError(f"{tokens.name} line {at + 1}: rank must be a natural number, "
+                         f"got {_text(tokens.raw(3, at))!r}")
+    frame = pd.DataFrame({"query_id": topic_text.to_pandas(), "doc_id": _strings(doc),
+                          "score": score if traditional else -rank.astype(np.float64)})
+    doc_codes = _codes(doc.dictionary_encode())
+    checks = [("doc_id", doc_codes)] if traditional else [("rank", rank), ("doc_id", doc_codes)]
+    for column, values in checks:  # ndeval's: a rank given twice for a topic, a document retrieved twice
+        if _has_twins(_row_codes([topic, values])):
+            _name_twins(frame.assign(rank=rank), tokens.name, column)
+    return _text(tokens.raw(5, 0)), frame
 
 
-def _check_run(frame: pd.DataFrame, name: str, traditional: bool) -> None:
-    """ndeval's checks: a rank given twice for a topic (unless ranks come from scores), a
-    document retrieved twice."""
-    for column, what in (("rank", "rank"), ("doc_id", "docno")):
-        if column == "rank" and traditional:
-            continue
-        twice = frame.duplicated(["query_id", column])
-        if twice.any():
-            row = frame[twice].iloc[0]
-            raise ValueError(f"{name}: duplicate {what} ({row[column]}) for topic {row.query_id}")
+def _name_twins(frame: pd.DataFrame, name: str, column: str) -> None:
+    """ndeval's error for a rank given twice for a topic, or a document retrieved twice."""
+    row = frame[frame.duplicated(["query_id", column])].iloc[0]
+    what = "rank" if column == "rank" else "docno"
+    raise ValueError(f"{name}: duplicate {what} ({row[column]}) for topic {row.query_id}")
