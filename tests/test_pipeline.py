@@ -92,3 +92,16 @@ def test_a_run_given_as_judgments_is_told_to_swap_the_arguments():
         rk.evaluate(run, qrels, ["AP"])
     with pytest.raises(ValueError, match=r"\(name yours with columns=\{'yours': 'score'\}\)"):
         rk.evaluate(qrels, qrels.rename(columns={"relevance": "x"}), ["AP"])
+
+
+def test_diversity_measures_on_judgments_without_subtopics_say_so():
+    plain = {"q": {"a": 1, "b": 0}}
+    with pytest.warns(UserWarning, match="diversity measures on judgments without subtopics count one intent per "
+                                         "query: read subtopic judgments .* with rk.read_subtopic_qrels"):
+        rk.evaluate(plain, {"q": {"a": 1.0, "b": 0.5}}, ["alpha_nDCG@5"])
+    subtopics = rk.read_subtopic_qrels(pd.DataFrame({"query_id": ["q", "q"], "subtopic_id": ["1", "2"],
+                                                     "doc_id": ["a", "b"], "relevance": [1, 1]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # with subtopics: no word
+        table = rk.evaluate(subtopics, {"q": {"a": 1.0, "b": 0.5}}, ["alpha_nDCG@5"])
+    assert table.loc["q", "alpha_nDCG@5"] == 1.0

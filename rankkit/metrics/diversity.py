@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_k, check_no_ties, check_probability
+from .._validation import check_k, check_no_ties, check_probability, warn_user
 from ..rankings import FloatOrArray, Rankings, RankingsLike, as_rankings
 
 __all__ = ["INTENT_SHIFT", "intent_hits", "alpha_dcg", "alpha_ndcg", "err_ia", "nerr_ia", "nrbp",
@@ -168,6 +168,10 @@ def _prepare(rankings: RankingsLike, name: str, k=None, alpha: float = 0.5) -> t
     k = check_k(k)
     alpha = check_probability(alpha, "alpha", low_open=False)
     check_no_ties(r, name)
+    if r.has_qrels is not None and r.ideal.size and 0 < r.ideal.max() < INTENT_SHIFT:  # judgments, no subtopics
+        warn_user("diversity measures on judgments without subtopics count one intent per query: read "
+                  "subtopic judgments (topic subtopic docno judgment) with rk.read_subtopic_qrels, or use "
+                  "rankkit ndeval on the command line")
     return r, k, alpha
 
 
