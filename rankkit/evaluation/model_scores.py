@@ -390,7 +390,8 @@ def _item_rows(labels: np.ndarray, scores: np.ndarray, query: np.ndarray | None,
     weights; the metrics that take no item weights refused."""
     refused = [str(m) for m in columns.values() if _kernel(m) not in _ITEM_WEIGHTED]
     if refused:
-        names = sorted({n for n, info in REGISTRY.items() if inspect.unwrap(info.func) in _ITEM_WEIGHTED})
+        names = sorted({n for n, info in REGISTRY.items()
+                        if info.judgments == "qrels" and inspect.unwrap(info.func) in _ITEM_WEIGHTED})
         raise ValueError(f"metric {refused[0]} takes no item weights; those that do (TensorFlow Ranking's): "
                          f"{', '.join(names)}")
     w = check_weight_values(item_weights, "item_weights")
