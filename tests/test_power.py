@@ -67,7 +67,9 @@ def test_queries_needed_equals_statsmodels_ttestpower(values, effect, alpha, pow
     # exactly the smallest number of queries reaching the power, and the difference reaching it
     assert t_power(plan.delta / plan.sd, plan.n_needed, alpha) >= power
     assert plan.n_needed == 2 or t_power(plan.delta / plan.sd, plan.n_needed - 1, alpha) < power
-    assert t_power(plan.detectable / plan.sd, len(d), alpha) == pytest.approx(power, abs=1e-9)
+    # the root found to the solver's tolerance: at 2 queries and alpha 0.001 the power curve is
+    # steep enough there that SciPy 1.11 lands 3e-9 away
+    assert t_power(plan.detectable / plan.sd, len(d), alpha) == pytest.approx(power, abs=1e-8)
 
     solver = sm.TTestPower()
     solved = solver.solve_power(effect_size=plan.delta / plan.sd, alpha=alpha, power=power)
