@@ -45,7 +45,7 @@ import numpy as np
 from ._validation import warn_user, warnings_named
 from .evaluation.arrays import aggregate_column, defaults, score_values
 from .evaluation.settings import Settings, takes_options
-from .io.trec_format import NUMBER, id_text, os_error
+from .io.trec_format import NUMBER, file_bytes, id_text
 from .metrics.binary import STANDARD_RECALL_LEVELS
 from .metrics.interpolation import recall_cut
 from .names import (
@@ -168,12 +168,7 @@ def read_zscores(path: str | os.PathLike) -> dict[tuple[str, str], tuple[float, 
     numbers; a query and measure given twice is an error (trec_eval would take either).
     Errors name the file and the line.
     """
-    name = os.fsdecode(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as err:
-        raise os_error(name, err) from None
+    name, data = file_bytes(path)
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .trec_format import NUMBER, id_text, os_error
+from .trec_format import NUMBER, file_bytes, id_text
 
 __all__ = ["Preferences", "read_prefs", "FORMATS"]
 
@@ -101,12 +101,7 @@ def read_prefs(source: str | os.PathLike, format: str = "prefs") -> Preferences:
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
-    name = os.fsdecode(source)
-    try:
-        with open(source, "rb") as f:
-            data = f.read()
-    except OSError as err:
-        raise os_error(name, err) from None
+    name, data = file_bytes(source)
     width = len(FORMATS[format].split())
     found = _fast_columns(data, width, format)
     if found is None:  # some line is wrong: read line by line, to name it

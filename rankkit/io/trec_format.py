@@ -375,6 +375,17 @@ class FileReadError(OSError, ValueError):
 _OS_ERRORS = {errno.ENOENT: FileMissingError, errno.EISDIR: FileIsDirectoryError, errno.EACCES: FilePermissionError}
 
 
+def file_bytes(path: Any) -> tuple[str, bytes]:
+    """A small file's name (as messages print it) and all its bytes; an I/O error is the
+    readers' (:func:`os_error`): a z-scores file, a preferences file."""
+    name = os.fsdecode(path)
+    try:
+        with open(path, "rb") as f:
+            return name, f.read()
+    except OSError as err:
+        raise os_error(name, err) from None
+
+
 def os_error(name: str, err: OSError | int) -> OSError:
     """An I/O error (or an errno) as a reader raises it: the ``OSError`` subclass Python
     code expects (also a ``ValueError``), whose message is the file's name, then why in a
