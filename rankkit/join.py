@@ -390,9 +390,9 @@ def _index(codes: np.ndarray, doc_key: np.ndarray, n: int, hashed: bool) -> _Ind
     return _Index(key, by_key, first, maybe, shift, hashed)
 
 
-#: Run positions looked up at once by :func:`_lookup`: 131,072 keys, so that a block's
+#: Run positions looked up at once by :func:`_lookup`: 32,768 keys, so that a block's
 #: temporaries (keys, bucket bits, search positions) stay in the CPU cache.
-_LOOKUP_BLOCK = 1 << 17
+_LOOKUP_BLOCK = 1 << 15
 
 
 def _lookup(ordered: _Ordered, run_key: np.ndarray, code_of: np.ndarray, index: _Index, *,

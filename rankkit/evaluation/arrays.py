@@ -50,6 +50,7 @@ def score_values(r: Rankings, columns: dict[str, Metric], defaults: dict[str, An
     data = {}
     batches: dict[tuple, list[tuple[str, Any]]] = {}  # metrics computed together (MetricInfo.batch)
     judged: Rankings | None = None  # r.judged_only(), for specs with judged_only=True
+    done: dict[tuple, Any] = {}  # one kernel's values per set of arguments (map and gm_map: one AP)
     for column, metric in columns.items():
         info, kwargs = metric.info, _kwargs(metric, defaults)
         only = bool(kwargs.pop("judged_only", False))
@@ -60,7 +61,11 @@ def score_values(r: Rankings, columns: dict[str, Metric], defaults: dict[str, An
             batches.setdefault((metric.name, only, tuple(sorted(kwargs.items()))), []).append((column, value))
             continue
         on = judged if only else r
-        values = _call(column, info.func, on, kwargs)
+        key = (info.func, only, tuple(sorted(kwargs.items())))
+        try:
+            values = done[key] if key in done else done.setdefault(key, _call(column, info.func, on, kwargs))
+        except TypeError:  # an argument that cannot be a key (an array, a callable discount)
+            values = _call(column, info.func, on, kwargs)
         if not is_numpy(r.labels):  # another array library: its arrays, on their device
             data[column] = values
         elif info.kind == "str":

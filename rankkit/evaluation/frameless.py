@@ -17,6 +17,7 @@ document listed twice for a query is the readers' error, found by their check
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from typing import Any
@@ -37,6 +38,7 @@ from .pipeline import QueryJudgments, RunBlock, boxes
 __all__ = ["Unsupported", "file_judgments", "run_blocks", "takes"]
 
 _COLUMNAR = (b"PAR1", b"ARROW1")  # Parquet's and Feather's first bytes: read as frames
+_EDGE_PART = 8  # the first and last blocks of a run read ahead: this part of the others
 
 
 class Unsupported(Exception):
@@ -98,13 +100,15 @@ def _query_codes(query_ids: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
     return [names[i] for i in order], remap[codes]
 
 
-def _check_duplicates(inp: Any, kind: str, names: list, codes: np.ndarray, ids: pa.ChunkedArray) -> None:
-    """The readers' error naming the file's lines (:func:`rankkit.io.checks.check_duplicates`)
-    if a document is listed twice for a query. The keys built here are the join's."""
+def _check_duplicates(source: Any, name: str, kind: str, names: list, codes: np.ndarray,
+                      ids: pa.ChunkedArray) -> None:
+    """The readers' error naming the lines of the file ``source`` (an opened file or a
+    path), called ``name`` in messages (:func:`rankkit.io.checks.check_duplicates`), if a
+    document is listed twice for a query. The keys built here are the join's."""
     keys, _ = doc_keys(ids)
     pair = first_duplicate(codes, keys, names, ids)
     if pair is not None:
-        raise duplicate_error(pair, kind, inp.name, lambda query, doc: lines_of(inp, query, doc))
+        raise duplicate_error(pair, kind, name, lambda query, doc: lines_of(source, query, doc))
 
 
 def file_judgments(path: Any) -> QueryJudgments:
@@ -116,7 +120,7 @@ def file_judgments(path: Any) -> QueryJudgments:
         del query_ids
         ids = _text_ids(doc_ids)
         ids = pa.chunked_array([ids.combine_chunks()]) if ids.num_chunks > 1 else ids
-        _check_duplicates(inp, "qrels", names, codes, ids)
+        _check_duplicates(inp, inp.name, "qrels", names, codes, ids)
     return QueryJudgments(names, codes, np.asarray(values, dtype=np.float64), ids)
 
 
@@ -130,7 +134,10 @@ def run_blocks(path: Any, settings: Any) -> tuple[Any, Callable[[], str | None]]
     with opened(path) as inp:
         run_bytes = inp.size  # (None if compressed: then the bound alone sizes the blocks)
     ahead = reads_ahead(budget, run_bytes)
-    blocks = _RunBlocks(path, block_size(budget, ahead, run_bytes))
+    size = block_size(budget, ahead, run_bytes)
+    # Read ahead, the first and the last block are an eighth of the others: the thread
+    # that joins starts sooner and has less left once the reader is done.
+    blocks = _RunBlocks(path, size, size // _EDGE_PART if ahead else 0)
     return boxes(blocks, ahead), lambda: blocks.tag
 
 
@@ -138,11 +145,11 @@ class _RunBlocks:
     """A run file's blocks of whole queries (:class:`~rankkit.evaluation.pipeline.RunBlock`);
     ``tag`` is the tag of the last data line read so far."""
 
-    def __init__(self, path: Any, size: int):
-        self._path, self._size, self.tag = path, size, None
+    def __init__(self, path: Any, size: int, edge: int = 0):
+        self._path, self._size, self._edge, self.tag = path, size, edge, None
 
     def _blocks(self, inp: Any):
-        for _, query_ids, doc_ids, scores, tag, _ in trec_file_blocks(inp, "run", self._size):
+        for _, query_ids, doc_ids, scores, tag, _ in trec_file_blocks(inp, "run", self._size, self._edge):
             self.tag = tag if tag is not None else self.tag
             if len(scores):  # not a block of comments
                 yield query_ids, doc_ids, scores
@@ -158,8 +165,10 @@ class _RunBlocks:
                 if not done.add(query_hashes(names)):
                     raise Unsupported("a run not grouped by query")
                 ids = _text_ids(doc_ids)
-                _check_duplicates(inp, "run", names, codes, ids)
+                # checked by the thread that joins the block (RunBlock.check), reading the
+                # file again by its path to name the lines
+                check = functools.partial(_check_duplicates, self._path, inp.name, "run", names, codes, ids)
                 any_line = True
-                yield RunBlock(names, codes, ids, np.asarray(scores, dtype=np.float64))
+                yield RunBlock(names, codes, ids, np.asarray(scores, dtype=np.float64), check=check)
         if not any_line:
             raise Unsupported("an empty run")

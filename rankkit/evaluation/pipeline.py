@@ -63,13 +63,19 @@ class RunBlock:
 
     ``whole`` marks a block that is the whole run (one held in memory): it is joined with
     every judgment, prepared once and kept for the next run on the same judgments (the
-    runs of a comparison, a sweep; :class:`rankkit.join.Judgments`)."""
+    runs of a comparison, a sweep; :class:`rankkit.join.Judgments`).
+
+    ``check``, if given, raises the reader's error for a document listed twice in the
+    block; :func:`score_run` calls it just before the join. A reader on a thread of its
+    own leaves the check to the thread that joins: the two threads then take about equal
+    shares of the work (benchmarks/bench_startup.py)."""
 
     names: list
     codes: np.ndarray
     doc_ids: pa.ChunkedArray
     scores: np.ndarray
     whole: bool = False
+    check: Callable[[], None] | None = None
 
     @classmethod
     def of_frame(cls, run: Any, whole: bool = False) -> RunBlock:
@@ -198,6 +204,8 @@ def score_run(judgments: QueryJudgments, blocks: Iterable[list[RunBlock]], measu
     try:
         for box in boxes_:
             block = box.pop()
+            if block.check is not None:
+                block.check()
             at = np.fromiter((judgments.position.get(q, -1) for q in block.names), dtype=np.int64,
                              count=len(block.names))
             unjudged.extend(q for q, i in zip(block.names, at.tolist()) if i < 0)
@@ -205,7 +213,8 @@ def score_run(judgments: QueryJudgments, blocks: Iterable[list[RunBlock]], measu
             positions = np.arange(len(judgments.names)) if block.whole else np.sort(at[at >= 0])
             r = _join(judgments, positions, block, settings, check, release=block.whole)
             del block
-            r = r.take(r.has_qrels & r.has_run)
+            scored = r.has_qrels & r.has_run
+            r = r if scored.all() else r.take(scored)  # (no copy of the matrices when all are)
             parts.append((list(r.query_ids), measure(r)))
             del r
     finally:

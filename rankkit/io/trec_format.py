@@ -104,19 +104,23 @@ def parse(source: Any, kind: str) -> tuple[str, pa.ChunkedArray, pa.ChunkedArray
     return inp.name, query_ids, doc_ids, values, None if tag is None or kind != "run" else id_text(tag)
 
 
-def blocks(source: Any, kind: str, size: int) -> Iterator[tuple[str, pa.ChunkedArray, pa.ChunkedArray, np.ndarray,
-                                                                    str | None, int]]:
+def blocks(source: Any, kind: str, size: int, edge: int = 0) -> Iterator[tuple[str, pa.ChunkedArray, pa.ChunkedArray,
+                                                                                np.ndarray, str | None, int]]:
     """A TREC file parsed block by block, for files larger than memory: each block about
     ``size`` bytes of whole lines (at least one line), parsed as :func:`parse` parses a file,
     with lines numbered from the file's start in messages. Yields what :func:`parse` returns
     for each block (the tag: of the block's last data line, None if it has none) and the
     block's size in bytes; a block of blank and comment lines gives no rows. An empty file
-    is a ValueError at the end."""
+    is a ValueError at the end.
+
+    Given ``edge``, the first and the last block of a plain file are about ``edge`` bytes:
+    a thread that reads ahead then hands over its first block soon, and the one that takes
+    the blocks has little left to do once the reader is done (:func:`_plain_line_blocks`)."""
     inp = source if isinstance(source, _Input) else _Input(source)  # an _Input given stays open
     rows, first_line = 0, 1
     try:
         plain = inp.plain_path is not None and inp.block is None
-        for data in _plain_line_blocks(inp, size) if plain else _line_blocks(_chunks(inp, min(size, _BLOCK)), size):
+        for data in _plain_line_blocks(inp, size, edge) if plain else _line_blocks(_chunks(inp, min(size, _BLOCK)), size):
             with _Input.of_block(data, inp.name, first_line) as part:
                 query_ids, doc_ids, values, tag = _parse_input(part, kind)
             if part.lines is None:  # NumPy counts faster than bytes.count
@@ -166,17 +170,23 @@ def _line_blocks(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
         yield last if last.endswith(b"\n") else last + b"\n"  # trec_eval ends the last line too
 
 
-def _plain_line_blocks(inp: _Input, size: int) -> Iterator[bytearray]:
+def _plain_line_blocks(inp: _Input, size: int, edge: int = 0) -> Iterator[bytearray]:
     """:func:`_line_blocks` of a plain file (not gzip), each block read straight into its
     own buffer: the read's copy of the bytes is the only one (no join of smaller reads).
-    The bytes after a block's last line end start the next block."""
+    The bytes after a block's last line end start the next block. Given ``edge`` (less
+    than ``size``), the first block and the last are about ``edge`` bytes (:func:`blocks`)."""
     carry = b""  # the start of a line that goes on in the next block
     with inp.open() as f:
         if inp.bom:
             _read_block(f, inp.name, len(_BOM))
         eof = False
+        want = edge or size
         while not eof:
-            block = bytearray(len(carry) + min(size, _left(f) + 1))  # (+1: the end is seen in one read)
+            left = _left(f)
+            if edge and want == size and edge < left <= size + edge:  # the one before last: leave an edge
+                want = left - edge
+            block = bytearray(len(carry) + min(want, left + 1))  # (+1: the end is seen in one read)
+            want = size
             block[: len(carry)] = carry
             filled, cut = len(carry), 0
             while not cut and not eof:
@@ -445,7 +455,7 @@ def _csv(source: Any, kind: str, delimiter: str, binary: bool, skip_rows: int = 
     return pacsv.read_csv(
         source,
         read_options=pacsv.ReadOptions(column_names=list(names), block_size=_BLOCK, skip_rows=skip_rows,
-                                       use_threads=not isinstance(source, _Feed)),
+                                       use_threads=not isinstance(source, (_Feed, pa.BufferReader))),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False),
         convert_options=pacsv.ConvertOptions(
             include_columns=["query_id", "doc_id", value_col],
