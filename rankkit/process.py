@@ -16,9 +16,8 @@ with it, so there, and only after :func:`start` has run, it may:
   (:func:`hide_pandas`). If the evaluation on arrays turns out not to apply, the command
   starts afresh with pandas (:func:`restart_with_pandas`) rather than undo what pyarrow
   noted about it;
-- measure its resident memory and give the allocators' freed memory back before sizing
-  the blocks of a run file, so that ``--memory`` bounds the whole process
-  (:func:`memory_in_use`);
+- measure its resident memory before sizing the blocks of a run file, so that
+  ``--memory`` bounds the whole process (:func:`memory_in_use`);
 - end at once when done (``os._exit``), skipping the interpreter's teardown: freeing every
   module and array one by one is a noticeable part of a short run, which a shell loop over
   hundreds of runs pays every time. Under coverage measurement the usual exit is kept.
@@ -140,21 +139,11 @@ def restart_with_pandas() -> None:
 
 def memory_in_use() -> int:
     """The memory the command's process holds before the blocks of a run file are sized:
-    its resident size, after the allocators' freed memory (Arrow's pool, glibc's heap) is
-    given back to the system. What the allocators kept counts as held: they keep as much
-    again while blocks come and go."""
-    held = _resident()
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).malloc_trim(0)
-        except (ImportError, OSError, AttributeError):
-            pass
-    return held
+    its resident size. What the allocators keep of the memory freed so far counts as held,
+    and is kept: the blocks' arrays reuse it. (Giving it back first only had the blocks
+    take it again, page by page: the same peak, and 0.1 s more system time at 10 million
+    run lines, 1 s at 30 million; benchmarks/bench_large.py.)"""
+    return _resident()
 
 
 def _resident() -> int:

@@ -137,7 +137,7 @@ def run_blocks(path: Any, settings: Any) -> tuple[Any, Callable[[], str | None]]
     size = block_size(budget, ahead, run_bytes)
     # Read ahead, the first and the last block are an eighth of the others: the thread
     # that joins starts sooner and has less left once the reader is done.
-    blocks = _RunBlocks(path, size, size // _EDGE_PART if ahead else 0)
+    blocks = _RunBlocks(path, size, size // _EDGE_PART if ahead else 0, threads=not ahead)
     return boxes(blocks, ahead), lambda: blocks.tag
 
 
@@ -145,11 +145,12 @@ class _RunBlocks:
     """A run file's blocks of whole queries (:class:`~rankkit.evaluation.pipeline.RunBlock`);
     ``tag`` is the tag of the last data line read so far."""
 
-    def __init__(self, path: Any, size: int, edge: int = 0):
-        self._path, self._size, self._edge, self.tag = path, size, edge, None
+    def __init__(self, path: Any, size: int, edge: int = 0, threads: bool = True):
+        self._path, self._size, self._edge, self._threads, self.tag = path, size, edge, threads, None
 
     def _blocks(self, inp: Any):
-        for _, query_ids, doc_ids, scores, tag, _ in trec_file_blocks(inp, "run", self._size, self._edge):
+        parsed = trec_file_blocks(inp, "run", self._size, self._edge, self._threads)
+        for _, query_ids, doc_ids, scores, tag, _ in parsed:
             self.tag = tag if tag is not None else self.tag
             if len(scores):  # not a block of comments
                 yield query_ids, doc_ids, scores

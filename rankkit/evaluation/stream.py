@@ -48,7 +48,7 @@ def score_run_file(judgments: QueryJudgments, run: RunFile, measure: Measure, se
     A run not grouped by query is read again, through temporary files."""
     budget = settings.block_budget()  # sized now: the judgments and their index are read
     ahead = reads_ahead(budget)
-    run.size = block_size(budget, ahead)
+    run.size, run.threads = block_size(budget, ahead), not ahead  # (a thread reading ahead parses alone)
     try:
         with Progress(run, settings.progress, "evaluating"):
             return score_run(judgments, boxes(_blocks(run.grouped()), ahead), measure, settings, tag=lambda: run.tag)

@@ -48,6 +48,7 @@ class RunFile:
         self.name = self._input.name
         self.total = self._input.size  # bytes (None when not known: gzip, a pipe)
         self.on_read: Any = None  # called with the bytes of each block read
+        self.threads = True  # each block parsed with pyarrow's thread pool (not when read ahead)
 
     @staticmethod
     def is_trec(source: Any) -> bool:
@@ -75,7 +76,8 @@ class RunFile:
 
     def _blocks(self, size: int | None = None) -> Iterator[tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray]]:
         self.tag = None
-        for _, query_ids, doc_ids, scores, tag, size_read in trec_file_blocks(self._input, "run", size or self.size):
+        for _, query_ids, doc_ids, scores, tag, size_read in trec_file_blocks(self._input, "run", size or self.size,
+                                                                          threads=self.threads):
             self.tag = tag if tag is not None else self.tag
             if self.on_read is not None:
                 self.on_read(size_read)

@@ -104,8 +104,8 @@ def parse(source: Any, kind: str) -> tuple[str, pa.ChunkedArray, pa.ChunkedArray
     return inp.name, query_ids, doc_ids, values, None if tag is None or kind != "run" else id_text(tag)
 
 
-def blocks(source: Any, kind: str, size: int, edge: int = 0) -> Iterator[tuple[str, pa.ChunkedArray, pa.ChunkedArray,
-                                                                                np.ndarray, str | None, int]]:
+def blocks(source: Any, kind: str, size: int, edge: int = 0, threads: bool = True) -> Iterator[
+        tuple[str, pa.ChunkedArray, pa.ChunkedArray, np.ndarray, str | None, int]]:
     """A TREC file parsed block by block, for files larger than memory: each block about
     ``size`` bytes of whole lines (at least one line), parsed as :func:`parse` parses a file,
     with lines numbered from the file's start in messages. Yields what :func:`parse` returns
@@ -115,13 +115,15 @@ def blocks(source: Any, kind: str, size: int, edge: int = 0) -> Iterator[tuple[s
 
     Given ``edge``, the first and the last block of a plain file are about ``edge`` bytes:
     a thread that reads ahead then hands over its first block soon, and the one that takes
-    the blocks has little left to do once the reader is done (:func:`_plain_line_blocks`)."""
+    the blocks has little left to do once the reader is done (:func:`_plain_line_blocks`).
+    Without ``threads``, each block is parsed by the calling thread alone (:func:`_csv`)."""
     inp = source if isinstance(source, _Input) else _Input(source)  # an _Input given stays open
     rows, first_line = 0, 1
     try:
         plain = inp.plain_path is not None and inp.block is None
-        for data in _plain_line_blocks(inp, size, edge) if plain else _line_blocks(_chunks(inp, min(size, _BLOCK)), size):
-            with _Input.of_block(data, inp.name, first_line) as part:
+        datas = _plain_line_blocks(inp, size, edge) if plain else _line_blocks(_chunks(inp, min(size, _BLOCK)), size)
+        for data in datas:
+            with _Input.of_block(data, inp.name, first_line, threads) as part:
                 query_ids, doc_ids, values, tag = _parse_input(part, kind)
             if part.lines is None:  # NumPy counts faster than bytes.count
                 part.lines = int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A))
@@ -243,6 +245,7 @@ class _Input:
     first_line = 1  # the number of the first line (a block of a file read in blocks: see blocks)
     block: bytes | None = None  # the bytes, when they are a block already in memory
     lines: int | None = None  # its lines, when a parse knows them (the clean parse: one a row)
+    threads = True  # a block's parse may use pyarrow's thread pool (see _csv)
 
     def __init__(self, source: Any):
         self.path, self._stream, self._start, self._spool = None, None, 0, None
@@ -291,12 +294,14 @@ class _Input:
             raise ValueError(f"{self.name}: not a text file (byte 0x00 at line {line})")
 
     @classmethod
-    def of_block(cls, data: bytes | bytearray, name: str, first_line: int) -> _Input:
+    def of_block(cls, data: bytes | bytearray, name: str, first_line: int, threads: bool = True) -> _Input:
         """Whole lines of a file, already read (and decompressed, without the file's byte
-        order mark), that start at line ``first_line``."""
+        order mark), that start at line ``first_line``; parsed with pyarrow's thread pool
+        if ``threads``."""
         inp = cls.__new__(cls)
         inp.path, inp._stream, inp._start, inp._spool = None, None, 0, None  # read as a stream: see _raw
         inp.name, inp.gzip, inp.bom, inp.first_line, inp.block = name, False, False, first_line, data
+        inp.threads = threads
         return inp
 
     def __enter__(self) -> _Input:
@@ -438,7 +443,7 @@ def _chunks(inp: _Input, size: int = _BLOCK) -> Iterator[bytes]:
             data = _read_block(f, inp.name, size)
 
 
-def _csv(source: Any, kind: str, delimiter: str, binary: bool, skip_rows: int = 0) -> pa.Table:
+def _csv(source: Any, kind: str, delimiter: str, binary: bool, skip_rows: int = 0, threads: bool = True) -> pa.Table:
     """The query, document and value columns of TREC lines cut at a one-byte delimiter.
 
     pyarrow.csv drops a UTF-8 byte order mark at the start of what it reads: the caller
@@ -449,13 +454,17 @@ def _csv(source: Any, kind: str, delimiter: str, binary: bool, skip_rows: int = 
     thread then takes the GIL; if the interpreter is exiting by then (a script that stops at
     a bad line), the process aborts ("terminate called without an active exception", exit
     134; seen with pyarrow 14 and 26 on a loaded machine). The serial reader joins its one
-    read-ahead thread before returning. Its speed is the same: the feed is the bottleneck."""
+    read-ahead thread before returning. Its speed is the same: the feed is the bottleneck.
+
+    Without ``threads`` the pool is not used either: a block parsed by a thread that reads
+    ahead while another joins (:func:`blocks`), where the pool's threads would only compete
+    with that other thread, at nearly twice the CPU time for the same parse."""
     value_col, names, _, _ = FORMATS[kind]
     text = pa.large_binary() if binary else pa.large_string()
     return pacsv.read_csv(
         source,
         read_options=pacsv.ReadOptions(column_names=list(names), block_size=_BLOCK, skip_rows=skip_rows,
-                                       use_threads=not isinstance(source, (_Feed, pa.BufferReader))),
+                                       use_threads=threads and not isinstance(source, _Feed)),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False),
         convert_options=pacsv.ConvertOptions(
             include_columns=["query_id", "doc_id", value_col],
@@ -687,7 +696,7 @@ def _csv_memory(inp: _Input, kind: str, delimiter: str) -> tuple[pa.Table, _Clea
     for start in range(0, len(inp.block), _BLOCK):
         if not scan.check(inp.block, start, min(start + _BLOCK, len(inp.block))):
             raise _Dirty
-    return _csv(pa.BufferReader(inp.block), kind, delimiter, binary=False), scan
+    return _csv(pa.BufferReader(inp.block), kind, delimiter, binary=False, threads=inp.threads), scan
 
 
 def _starts_with_hash(query_ids: pa.ChunkedArray) -> bool:
