@@ -45,6 +45,7 @@ import numpy as np
 from ._validation import warn_user, warnings_named
 from .evaluation.arrays import aggregate_column, defaults, score_values
 from .evaluation.settings import Settings, takes_options
+from .io.keys import trec_order
 from .io.trec_format import NUMBER, file_bytes, id_text
 from .metrics.binary import STANDARD_RECALL_LEVELS
 from .metrics.interpolation import recall_cut
@@ -367,17 +368,18 @@ def _labels(columns: dict[str, Any], infos: dict[str, MetricInfo], zscores: bool
     return names, kinds
 
 
-def _per_query_text(ids: list, columns: dict[str, Any], infos: dict[str, MetricInfo]) -> str:
-    """The per-query lines of :func:`_lines` (``per_query``), each with its newline, as one
-    string: each distinct value of a column formatted once (numbers told apart by their
-    bits: ``-0.0`` is not ``0.0``), the lines put together by NumPy, query after query."""
+def _per_query_lines(ids: list, columns: dict[str, Any], infos: dict[str, MetricInfo]) -> np.ndarray:
+    """The per-query lines of :func:`_lines` (``per_query``), each with its newline: an
+    object array, a row per query and a column per measure shown. Each distinct value of a
+    column is formatted once (numbers told apart by their bits: ``-0.0`` is not ``0.0``),
+    the lines put together by NumPy."""
     names, kinds = _labels(columns, infos, zscores=False)
     shown = [c for c in columns if not infos[c].summary_only]
+    lines = np.empty((len(ids), len(shown)), dtype=object)
     if not ids or not shown:
-        return ""
+        return lines
     between = np.empty(len(ids), dtype=object)
     between[:] = [f"\t{q}\t" for q in ids]
-    lines = np.empty((len(ids), len(shown)), dtype=object)
     for k, column in enumerate(shown):
         values = np.asarray(columns[column])
         if values.dtype.kind in "fiub":
@@ -390,7 +392,7 @@ def _per_query_text(ids: list, columns: dict[str, Any], infos: dict[str, MetricI
         texts = np.empty(len(distinct), dtype=object)
         texts[:] = [_format(v, kinds[column], True) + "\n" for v in distinct.tolist()]
         lines[:, k] = names[column] + between + texts[at.reshape(-1)]
-    return "".join(lines.ravel().tolist())
+    return lines
 
 
 @takes_options()
@@ -430,15 +432,34 @@ def _run_text(judgments: Any, run: str | os.PathLike, measures: dict[str, Metric
     from .evaluation.frameless import run_blocks
     from .evaluation.pipeline import score_run
 
-    blocks, tag = run_blocks(run, settings)
-    scored = score_run(judgments, blocks, lambda r: _trec_values(r, measures, settings, named), settings, tag=tag)
-    ids, values = scored.ids, scored.tagged(measures)
     infos = {column: metric.info for column, metric in measures.items()}
+    parts: list[tuple[list, np.ndarray]] = []  # each block's query ids and per-query lines
+
+    def measure(r: Rankings) -> dict[str, np.ndarray]:
+        values = _trec_values(r, measures, settings, named)
+        if per_query:  # formatted by the thread that joins while the next block is read
+            ids = list(r.query_ids)
+            parts.append((ids, _per_query_lines(ids, values, infos)))
+        return values
+
+    blocks, tag = run_blocks(run, settings)
+    scored = score_run(judgments, blocks, measure, settings, tag=tag)
+    ids, values = scored.ids, scored.tagged(measures)
     summary = {column: aggregate_column(values[column], infos[column]) for column in measures}
     _num_rel_of_every_judged_query(summary, judgments.grades, settings)
-    text = _per_query_text(ids, values, infos) if per_query else ""
+    text = _in_query_order(parts) if per_query else ""
     lines = _lines(ids, values, summary, infos, per_query=False, summary_lines=summary_lines)
     return text + "".join(line + "\n" for line in lines)
+
+
+def _in_query_order(parts: list[tuple[list, np.ndarray]]) -> str:
+    """The blocks' per-query lines (:func:`_per_query_lines`) as one text, the queries in
+    trec_eval's order (:func:`rankkit.evaluation.pipeline.score_run` puts the values in)."""
+    ids = [q for part_ids, _ in parts for q in part_ids]
+    if not ids:
+        return ""
+    lines = np.concatenate([lines for _, lines in parts])
+    return "".join(lines[trec_order(ids)].ravel().tolist())
 
 
 def preference_text(judgments: Any, runs: Sequence[Any], measures: Sequence[str] | None, *, format: str,
