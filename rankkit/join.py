@@ -640,22 +640,23 @@ def _break_ties(ordered: _Ordered, rows: np.ndarray, grade: np.ndarray, ties: st
     tied = ~start  # a position is tied if it, or the one after it, continues a group
     tied[:-1] |= ~start[1:]
     tied = np.flatnonzero(tied)
-    group = np.cumsum(start, dtype=np.int32 if len(start) < 2**31 else np.int64)[tied]
-    # The label each tied position gets in the matrix (0: unjudged, "pooled but not judged").
+    # A group's first tied position starts it: counting those numbers the groups in order.
+    columns = {"g": np.cumsum(start.take(tied), dtype=np.int32 if len(tied) < 2**31 else np.int64)}
     at = np.minimum(np.searchsorted(tied, rows), len(tied) - 1)
     hit_tied = tied[at] == rows  # which judged positions are tied, and at[...] says which one
-    label = np.zeros(len(tied))
-    label[at[hit_tied]] = np.maximum(grade[hit_tied], 0.0)
     keys = [("g", "ascending")]
     if ties in ("optimistic", "pessimistic"):
+        # The label each tied position gets in the matrix (0: unjudged, "pooled but not judged").
+        columns["l"] = np.zeros(len(tied))
+        columns["l"][at[hit_tied]] = np.maximum(grade[hit_tied], 0.0)
         keys.append(("l", "descending" if ties == "optimistic" else "ascending"))
     keys.append(("d", "descending"))
     if exact_keys is not None:  # the key read big-endian orders like the bytes (strcmp)
-        docs = exact_keys[ordered.order[tied]].byteswap()
+        columns["d"] = exact_keys.take(ordered.order[tied]).byteswap()
     else:
-        docs = take(run_ids, ordered.order[tied])
-    perm = pc.sort_indices(pa.table({"g": group, "l": label, "d": docs}), sort_keys=keys).to_numpy()
-    del docs, label, group
+        columns["d"] = take(run_ids, ordered.order[tied])
+    perm = pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
+    del columns
     # The i-th tied position of the new order is tied[perm[i]]: it moves to position tied[i].
     moved_to = np.empty_like(tied)
     moved_to[perm] = tied

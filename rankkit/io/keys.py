@@ -170,12 +170,26 @@ def mix(x: np.ndarray) -> np.ndarray:
 
 def _chunk_keys(arr: pa.Array, n_words: int) -> np.ndarray:
     """The keys of one Arrow string array (see :func:`string_keys`)."""
-    n = len(arr)
-    if n == 0:
+    if len(arr) == 0:
         return np.zeros(0, dtype=np.uint64)
-    large = pa.types.is_large_string(arr.type)
+    offsets, data = _offsets(arr), arr.buffers()[2]
+    if n_words == 1 and data is not None:
+        return _short_keys(arr, offsets, data)
+    return _padded_keys(arr, n_words)
+
+
+def _offsets(arr: pa.Array) -> np.ndarray:
+    """The offsets of a string array's ids (one more than the ids), as NumPy's view."""
+    width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    return np.frombuffer(arr.buffers()[1], dtype=width)[arr.offset: arr.offset + len(arr) + 1]
+
+
+def _padded_keys(arr: pa.Array, n_words: int) -> np.ndarray:
+    """:func:`_chunk_keys` from a copy of the ids' bytes padded with zeros: every word read
+    is in the copy."""
+    n = len(arr)
     buffers = arr.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)[arr.offset: arr.offset + n + 1]
+    offsets = _offsets(arr)
     base = int(offsets[0])
     end = int(offsets[-1])
     starts = offsets[:-1] - base
@@ -199,6 +213,23 @@ def _chunk_keys(arr: pa.Array, n_words: int) -> np.ndarray:
         if len(long):
             key[long] = mix(key[long] * GOLD + _tail_sums(windows, starts[long], lengths[long]))
     return key
+
+
+def _short_keys(arr: pa.Array, offsets: np.ndarray, data: pa.Buffer) -> np.ndarray:
+    """:func:`_chunk_keys` of ids of at most 8 bytes: each id's bytes, read as one
+    (unaligned) 8-byte word at its offset in Arrow's data buffer itself and cut to its
+    length. Only the last ids, whose word would reach past the buffer's end, are read
+    from a padded copy (:func:`_chunk_keys` on their slice)."""
+    starts = offsets[:-1]
+    inside = int(np.searchsorted(starts, data.size - 8, side="right"))  # ids whose word is in the buffer
+    keys = np.empty(len(starts), dtype=np.uint64)
+    if inside:
+        words = np.ndarray(shape=(data.size - 7,), dtype="<u8", buffer=data, strides=(1,))
+        keys[:inside] = words.take(starts[:inside])
+        keys[:inside] &= _LOW_MASKS.take(np.diff(offsets[: inside + 1]))
+    if inside < len(starts):
+        keys[inside:] = _padded_keys(arr.slice(inside), 1)
+    return keys
 
 
 def _tail_sums(windows: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -251,12 +282,15 @@ def string_keys(*arrays: pa.Array | pa.ChunkedArray, n_words: int | None = None)
         n_words = word_count(longest(*arrays))
     out = []
     for cs in chunked:
-        keys = np.zeros(sum(len(c) for c in cs), dtype=np.uint64)
+        keys = np.empty(sum(len(c) for c in cs), dtype=np.uint64)
         at = 0
-        for c in cs:  # filled a slice at a time: small temporaries, in the CPU cache
-            for lo in range(0, len(c), _SLICE):
-                part = c.slice(lo, _SLICE)
-                keys[at: at + len(part)] ^= _chunk_keys(part, n_words)
+        # Hashed keys a slice at a time: small temporaries, in the CPU cache. Ids of up to
+        # 8 bytes are read in place (:func:`_short_keys`), a chunk at once.
+        step = _SLICE if n_words > 1 else None
+        for c in cs:
+            for lo in range(0, len(c), step or max(len(c), 1)):
+                part = c.slice(lo, step)
+                keys[at: at + len(part)] = _chunk_keys(part, n_words)
                 at += len(part)
         out.append(keys)
     return out
