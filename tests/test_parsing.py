@@ -728,3 +728,29 @@ def test_line_blocks_are_the_bytes_in_whole_lines(text, cuts, size):
     assert b"".join(blocks) in ((whole, data) if b"\x00" in data else (whole,))
     assert all(block.endswith(b"\n") or b"\x00" in block for block in blocks)
     assert all(len(block) >= size for block in blocks[:-1])
+
+
+@settings(max_examples=sweep(150), deadline=None)
+@given(st.lists(st.text("ab ", max_size=30), min_size=1, max_size=40), st.integers(8, 200), st.integers(0, 60))
+def test_plain_blocks_start_and_end_with_an_edge(tmp_path_factory, lines, size, edge):
+    # rankkit.io.trec_format._plain_line_blocks (a plain file read straight into each block):
+    # the bytes unchanged and in order, every block whole lines; given an edge (a thread
+    # reading ahead), the first block and the last are about that many bytes, a line longer
+    # than it kept whole.
+    from rankkit.io.trec_format import _Input, _plain_line_blocks
+
+    edge = min(edge, size - 1)
+    data = "".join(line + "\n" for line in lines).encode()
+    path = tmp_path_factory.mktemp("plain") / "run.txt"
+    path.write_bytes(data)
+    with _Input(str(path)) as inp:
+        blocks = [bytes(block) for block in _plain_line_blocks(inp, size, edge)]
+    assert b"".join(blocks) == data
+    assert all(block.endswith(b"\n") for block in blocks)
+    longest = max(len(line) + 1 for line in lines)
+    if edge and longest <= edge:  # (a longer line makes its block longer)
+        assert len(blocks[0]) <= edge
+        if len(data) > size + edge:
+            assert len(blocks[-1]) <= edge + longest
+    if not edge:
+        assert all(len(block) >= size - longest for block in blocks[:-1])
