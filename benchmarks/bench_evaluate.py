@@ -852,7 +852,7 @@ def header(args) -> None:
         te_version = f"{te} ({subprocess.run([te, '-v'], capture_output=True, text=True, check=True).stderr.strip()})"
     print(f"{args.queries:,} queries x {', '.join(f'{d:,}' for d in args.docs)} docs; ids {', '.join(args.ids)}; "
           f"scenarios {', '.join(args.scenarios)}")
-    print(f"rankkit {version('rankkit')} ({Path(rankkit.__file__).parent}), "
+    print(f"rankkit {rankkit.__version__} ({Path(rankkit.__file__).parent}), "
           f"pytrec_eval-terrier {version('pytrec_eval-terrier')}, ranx {version('ranx')}, "
           f"numpy {np.__version__}, pandas {pd.__version__}; trec_eval: {te_version}")
 

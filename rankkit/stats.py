@@ -271,14 +271,7 @@ def compare(
     >>> int(plan["n_needed"]), round(float(plan["detectable"]), 4)  # queries for +0.02; at 4 queries
     (52, 0.1064)
     """
-    if not callable(test):
-        test = check_option(test, TESTS, "test")
-    if isinstance(correction, str) and correction == "auto":
-        correction = "none" if test == "tukey" else "holm"
-    correction = "none" if correction is None else check_option(correction, CORRECTIONS, "correction")
-    if test == "tukey" and correction != "none":
-        raise ValueError(f"correction must be 'none' (or 'auto') with test='tukey': Tukey's HSD corrects "
-                         f"for all pairs itself, got {correction!r}")
+    test, correction = _test_and_correction(test, correction)
     queries = check_option(queries, QUERY_POLICIES, "queries")
     bootstrap_ci = check_option(bootstrap_ci, BOOTSTRAP_CIS, "bootstrap_ci")
     alpha = check_probability(alpha, "alpha", high_open=True)
@@ -289,13 +282,7 @@ def compare(
     if delta is not None:
         delta = check_delta(delta)
         alpha, power = check_levels(alpha, power)
-    if not isinstance(runs, Mapping):
-        raise ValueError(f"runs must be a mapping of name -> run, got {type(runs).__name__}")
-    if len(runs) < 2:
-        raise ValueError(f"runs must hold at least two systems, got {len(runs)}")
-    names = list(runs)
-    if baseline is not None and baseline not in runs:
-        raise ValueError(f"baseline must be one of {names!r}, got {baseline!r}")
+    names = _system_names(runs, baseline)
 
     aggregates = _own_aggregates(runs)
     tables, metrics, caught = _per_query_tables(qrels, runs, metrics, queries=queries, ties=ties, columns=columns)
@@ -337,6 +324,31 @@ def compare(
         table["n_needed"], table["detectable"] = _power_columns(sd, delta, alpha, power, n_queries)
         table.attrs.update(delta=delta, power=power)
     return table
+
+
+def _test_and_correction(test, correction) -> tuple:
+    """compare()'s ``test`` and ``correction`` checked, ``"auto"`` and None resolved."""
+    if not callable(test):
+        test = check_option(test, TESTS, "test")
+    if isinstance(correction, str) and correction == "auto":
+        correction = "none" if test == "tukey" else "holm"
+    correction = "none" if correction is None else check_option(correction, CORRECTIONS, "correction")
+    if test == "tukey" and correction != "none":
+        raise ValueError(f"correction must be 'none' (or 'auto') with test='tukey': Tukey's HSD corrects "
+                         f"for all pairs itself, got {correction!r}")
+    return test, correction
+
+
+def _system_names(runs, baseline) -> list:
+    """The names of compare()'s ``runs`` (a mapping of at least two), ``baseline`` among them."""
+    if not isinstance(runs, Mapping):
+        raise ValueError(f"runs must be a mapping of name -> run, got {type(runs).__name__}")
+    if len(runs) < 2:
+        raise ValueError(f"runs must hold at least two systems, got {len(runs)}")
+    names = list(runs)
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f"baseline must be one of {names!r}, got {baseline!r}")
+    return names
 
 
 def _power_columns(sd: np.ndarray, delta: float, alpha: float, power: float, n_queries: int):
