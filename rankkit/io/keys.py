@@ -218,16 +218,19 @@ def _padded_keys(arr: pa.Array, n_words: int) -> np.ndarray:
 def _short_keys(arr: pa.Array, offsets: np.ndarray, data: pa.Buffer) -> np.ndarray:
     """:func:`_chunk_keys` of ids of at most 8 bytes: each id's bytes, read as one
     (unaligned) 8-byte word at its offset in Arrow's data buffer itself and cut to its
-    length. Only the last ids, whose word would reach past the buffer's end, are read
-    from a padded copy (:func:`_chunk_keys` on their slice)."""
-    starts = offsets[:-1]
-    inside = int(np.searchsorted(starts, data.size - 8, side="right"))  # ids whose word is in the buffer
-    keys = np.empty(len(starts), dtype=np.uint64)
+    length, a slice of ids at a time (small temporaries, in the CPU cache). Only the last
+    ids, whose word would reach past the buffer's end, are read from a padded copy
+    (:func:`_padded_keys` on their slice)."""
+    n = len(offsets) - 1
+    inside = int(np.searchsorted(offsets[:-1], data.size - 8, side="right"))  # ids whose word is in the buffer
+    keys = np.empty(n, dtype=np.uint64)
     if inside:
         words = np.ndarray(shape=(data.size - 7,), dtype="<u8", buffer=data, strides=(1,))
-        keys[:inside] = words.take(starts[:inside])
-        keys[:inside] &= _LOW_MASKS.take(np.diff(offsets[: inside + 1]))
-    if inside < len(starts):
+        for lo in range(0, inside, _SLICE):
+            hi = min(lo + _SLICE, inside)
+            # (words[...], not take: take would first copy the strided words whole)
+            np.bitwise_and(words[offsets[lo:hi]], _LOW_MASKS[np.diff(offsets[lo: hi + 1])], out=keys[lo:hi])
+    if inside < n:
         keys[inside:] = _padded_keys(arr.slice(inside), 1)
     return keys
 
