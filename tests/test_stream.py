@@ -382,6 +382,8 @@ def test_the_command_sizes_the_blocks_from_the_run_file(tmp_path, monkeypatch):
     found = [box.pop() for box in blocks]
     assert sized == [(False, path.stat().st_size)]  # no reading ahead for a small run
     assert len(found) >= 6 and tag() == "t"  # about eight blocks of whole queries
+    for block in found:  # (score_run prepares each block before its join)
+        block.prepare(block)
     assert [q for block in found for q in block.names] == [f"q{q}" for q in range(8)]
     gz = tmp_path / "run.txt.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))

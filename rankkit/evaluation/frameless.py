@@ -39,6 +39,7 @@ __all__ = ["Unsupported", "file_judgments", "run_blocks", "takes"]
 
 _COLUMNAR = (b"PAR1", b"ARROW1")  # Parquet's and Feather's first bytes: read as frames
 _EDGE_PART = 8  # the first and last blocks of a run read ahead: this part of the others
+_NO_CODES = np.zeros(0, dtype=np.intp)  # a block's codes until it is prepared
 
 
 class Unsupported(Exception):
@@ -128,8 +129,9 @@ def run_blocks(path: Any, settings: Any) -> tuple[Any, Callable[[], str | None]]
     """The blocks of a TREC run file (a path) sized for ``settings.memory`` and for the
     run's size (:func:`~rankkit.evaluation.memory.block_size`), in boxes
     (:func:`~rankkit.evaluation.pipeline.boxes`), and a function giving its tag once they
-    are read. Unsupported, raised while they are read, for a run not grouped by query, an
-    id that is not UTF-8 or no line at all; the readers' error for a duplicate."""
+    are read. Unsupported, raised while they are read or prepared (``RunBlock.prepare``, by
+    the thread that joins them), for a run not grouped by query, an id that is not UTF-8 or
+    no line at all; the readers' error for a duplicate."""
     budget = settings.block_budget()  # sized now: the judgments are read
     with opened(path) as inp:
         run_bytes = inp.size  # (None if compressed: then the bound alone sizes the blocks)
@@ -161,15 +163,20 @@ class _RunBlocks:
         with opened(self._path) as inp:
             for box in whole_queries(self._blocks(inp)):
                 query_ids, doc_ids, scores = box.pop()
-                names, codes = _query_codes(query_ids)
-                del query_ids
-                if not done.add(query_hashes(names)):
-                    raise Unsupported("a run not grouped by query")
-                ids = _text_ids(doc_ids)
-                # checked by the thread that joins the block (RunBlock.check), reading the
-                # file again by its path to name the lines
-                check = functools.partial(_check_duplicates, self._path, inp.name, "run", names, codes, ids)
                 any_line = True
-                yield RunBlock(names, codes, ids, np.asarray(scores, dtype=np.float64), check=check)
+                prepare = functools.partial(self._prepare, query_ids, done, inp.name)
+                del query_ids
+                yield RunBlock([], _NO_CODES, doc_ids, np.asarray(scores, dtype=np.float64), prepare=prepare)
         if not any_line:
             raise Unsupported("an empty run")
+
+    def _prepare(self, query_ids: pa.ChunkedArray, done: Hashes, name: str, block: RunBlock) -> None:
+        """A parsed block completed by the thread that joins it (``RunBlock.prepare``): its
+        query ids and codes, its document ids as text; Unsupported for a run not grouped by
+        query or an id that is not UTF-8; the readers' error for a duplicate, naming the
+        lines of the file read again by its path."""
+        names, codes = _query_codes(query_ids)
+        if not done.add(query_hashes(names)):
+            raise Unsupported("a run not grouped by query")
+        block.names, block.codes, block.doc_ids = names, codes, _text_ids(block.doc_ids)
+        _check_duplicates(self._path, name, "run", names, codes, block.doc_ids)

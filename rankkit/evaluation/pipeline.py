@@ -65,17 +65,19 @@ class RunBlock:
     every judgment, prepared once and kept for the next run on the same judgments (the
     runs of a comparison, a sweep; :class:`rankkit.join.Judgments`).
 
-    ``check``, if given, raises the reader's error for a document listed twice in the
-    block; :func:`score_run` calls it just before the join. A reader on a thread of its
-    own leaves the check to the thread that joins: the two threads then take about equal
-    shares of the work (benchmarks/bench_startup.py)."""
+    ``prepare``, if given, completes the block (``prepare(block)``) on the thread that
+    joins it, just before the join (:func:`score_run`), and raises the reader's errors
+    found there (a document listed twice, a run not grouped by query): a reader on a
+    thread of its own parses, and leaves the rest to the thread that joins, so that the
+    two take about equal shares of the work (benchmarks/README.md, "Whole processes
+    (2026-12-06, later)")."""
 
     names: list
     codes: np.ndarray
     doc_ids: pa.ChunkedArray
     scores: np.ndarray
     whole: bool = False
-    check: Callable[[], None] | None = None
+    prepare: Callable[[RunBlock], None] | None = None
 
     @classmethod
     def of_frame(cls, run: Any, whole: bool = False) -> RunBlock:
@@ -204,8 +206,8 @@ def score_run(judgments: QueryJudgments, blocks: Iterable[list[RunBlock]], measu
     try:
         for box in boxes_:
             block = box.pop()
-            if block.check is not None:
-                block.check()
+            if block.prepare is not None:
+                block.prepare(block)
             at = np.fromiter((judgments.position.get(q, -1) for q in block.names), dtype=np.int64,
                              count=len(block.names))
             unjudged.extend(q for q, i in zip(block.names, at.tolist()) if i < 0)
