@@ -61,11 +61,13 @@ def score_values(r: Rankings, columns: dict[str, Metric], defaults: dict[str, An
             batches.setdefault((metric.name, only, tuple(sorted(kwargs.items()))), []).append((column, value))
             continue
         on = judged if only else r
-        key = (info.func, only, tuple(sorted(kwargs.items())))
-        try:
-            values = done[key] if key in done else done.setdefault(key, _call(column, info.func, on, kwargs))
-        except TypeError:  # an argument that cannot be a key (an array, a callable discount)
+        key = _memo_key(info.func, only, kwargs) if is_numpy(r.labels) and info.kind != "str" else None
+        if key is not None and key in done:
+            values = np.array(done[key], dtype=np.float64)  # (each column an array of its own)
+        else:
             values = _call(column, info.func, on, kwargs)
+            if key is not None:
+                done[key] = values
         if not is_numpy(r.labels):  # another array library: its arrays, on their device
             data[column] = values
         elif info.kind == "str":
@@ -78,6 +80,17 @@ def score_values(r: Rankings, columns: dict[str, Metric], defaults: dict[str, An
         for j, (column, _) in enumerate(members):
             data[column] = values[:, j]
     return {column: data[column] for column in columns}  # in the order of the columns
+
+
+def _memo_key(func, only: bool, kwargs: dict[str, Any]) -> tuple | None:
+    """The key of a kernel's call in :func:`score_values`, None if an argument cannot be
+    one (an array)."""
+    key = (func, only, tuple(sorted(kwargs.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _call(column: str, func, r: Rankings, kwargs: dict[str, Any], *args):
